@@ -1,0 +1,3 @@
+module github.com/integration-connect/connect
+
+go 1.26.8
