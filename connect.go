@@ -1,0 +1,878 @@
+// Package connect is the vocabulary of Integration Connect: the resources of the
+// specification as Go types, the service interfaces that the feature packages
+// implement (Importer, JobStore, RouteSuggester, AppointmentService, ClientRegistry),
+// the caller identity with its scopes, and the one error type every package returns.
+//
+// JSON names match the specification exactly (case-sensitive camelCase). Nullable
+// fields are pointers and encode as null when unset. Date-times are RFC 3339 in UTC;
+// calendar dates are Date values written YYYY-MM-DD. The `validate` tags are the
+// bounds of the specification and of DECISIONS.md, checked by Validate; they are the
+// one place those bounds are written down.
+//
+// This package imports nothing from the rest of the module, so every other package
+// (and every embedding host application) can depend on it.
+package connect
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cockroachdb/errors"
+	"github.com/go-playground/validator/v10"
+	"github.com/go-playground/validator/v10/non-standard/validators"
+)
+
+// ---------------------------------------------------------------------------
+// Scopes and the caller
+
+// Scope is a permission held by an API key.
+type Scope string
+
+// The scopes of the specification, plus the two of the appointment preview.
+const (
+	ScopeHealthRead               Scope = "integration.health.read"
+	ScopeTargetsWrite             Scope = "inbound.targets.write"
+	ScopeTargetsBatchWrite        Scope = "inbound.targets.batch.write"
+	ScopeCustomersMap             Scope = "customers.map"
+	ScopeImportJobsRead           Scope = "import_jobs.read"
+	ScopeRouteSuggestionsCreate   Scope = "route_suggestions.create"
+	ScopeAppointmentRequestsWrite Scope = "appointment_requests.write"
+	ScopeAppointmentRequestsRead  Scope = "appointment_requests.read"
+)
+
+// AllScopes lists every scope a key can hold, in documentation order.
+var AllScopes = []Scope{
+	ScopeHealthRead, ScopeTargetsWrite, ScopeTargetsBatchWrite, ScopeCustomersMap,
+	ScopeImportJobsRead, ScopeRouteSuggestionsCreate,
+	ScopeAppointmentRequestsWrite, ScopeAppointmentRequestsRead,
+}
+
+// ParseScopes turns a comma-separated list ("a,b,c") into scopes, refusing unknown
+// names so a typo never yields a key that silently lacks a permission.
+func ParseScopes(list string) ([]Scope, error) {
+	var scopes []Scope
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		scope := Scope(name)
+		if !isKnownScope(scope) {
+			return nil, Errorf(CodeInvalidRequest, "unknown scope %q; known scopes: %s", name, joinScopes(AllScopes))
+		}
+		scopes = append(scopes, scope)
+	}
+	if len(scopes) == 0 {
+		return nil, Errorf(CodeInvalidRequest, "at least one scope is required; known scopes: %s", joinScopes(AllScopes))
+	}
+	return scopes, nil
+}
+
+func isKnownScope(s Scope) bool {
+	for _, known := range AllScopes {
+		if s == known {
+			return true
+		}
+	}
+	return false
+}
+
+func joinScopes(scopes []Scope) string {
+	names := make([]string, len(scopes))
+	for i, s := range scopes {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ",")
+}
+
+// Caller is the authenticated identity on whose behalf a library call runs: the
+// Integration Client behind an API key. Every service call takes one; data is always
+// scoped to Caller.TenantID.
+type Caller struct {
+	TenantID     string
+	ClientID     string
+	SourceSystem string
+	Scopes       []Scope
+}
+
+// HasScope reports whether the caller holds scope.
+func (c Caller) HasScope(scope Scope) bool {
+	for _, s := range c.Scopes {
+		if s == scope {
+			return true
+		}
+	}
+	return false
+}
+
+// RequireScope returns an InsufficientScope error naming scope when the caller
+// lacks it. Services call it first, so embedded hosts get the same refusal as HTTP.
+func (c Caller) RequireScope(scope Scope) error {
+	if c.HasScope(scope) {
+		return nil
+	}
+	return &Error{Code: CodeInsufficientScope, Message: fmt.Sprintf("the API key lacks the scope %s", scope), RequiredScope: scope}
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+
+// ErrorCode is the PascalCase code of an error, as sent to integrators in
+// ApiErrorResponse.error.code or in an import item's errorCode.
+type ErrorCode string
+
+// Request-level error codes (DECISIONS.md "Errors").
+const (
+	CodeInvalidRequest         ErrorCode = "InvalidRequest"
+	CodeUnauthorized           ErrorCode = "Unauthorized"
+	CodeInsufficientScope      ErrorCode = "InsufficientScope"
+	CodeNotFound               ErrorCode = "NotFound"
+	CodeMethodNotAllowed       ErrorCode = "MethodNotAllowed"
+	CodeIdempotencyKeyReused   ErrorCode = "IdempotencyKeyReused"
+	CodeIdempotencyKeyInUse    ErrorCode = "IdempotencyKeyInUse"
+	CodeInvalidStateTransition ErrorCode = "InvalidStateTransition"
+	CodePayloadTooLarge        ErrorCode = "PayloadTooLarge"
+	CodeRateLimited            ErrorCode = "RateLimited"
+	CodeInternalError          ErrorCode = "InternalError"
+)
+
+// Item-level error codes of an import (InboundImportItemResult.errorCode).
+const (
+	CodeValidationFailed    ErrorCode = "ValidationFailed"
+	CodeTargetAlreadyExists ErrorCode = "TargetAlreadyExists"
+	CodeTargetNotFound      ErrorCode = "TargetNotFound"
+	CodeTargetCancelled     ErrorCode = "TargetCancelled"
+)
+
+// Error is the one error type of Integration Connect. Every error a service returns
+// to its caller is, or wraps, an *Error; anything else is an internal fault and is
+// reported as InternalError without details.
+type Error struct {
+	Code    ErrorCode
+	Message string
+	// RequiredScope is set on InsufficientScope.
+	RequiredScope Scope
+	// RetryAfter is set on RateLimited.
+	RetryAfter time.Duration
+}
+
+// Error implements error.
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Is makes errors.Is(err, ErrNotFound) (and the other sentinels) match any *Error
+// with the same code, whatever its message.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// Sentinels for errors.Is; they carry only a code.
+var (
+	ErrInvalidRequest         = &Error{Code: CodeInvalidRequest, Message: "invalid request"}
+	ErrUnauthorized           = &Error{Code: CodeUnauthorized, Message: "missing, unknown or revoked API key"}
+	ErrInsufficientScope      = &Error{Code: CodeInsufficientScope, Message: "insufficient scope"}
+	ErrNotFound               = &Error{Code: CodeNotFound, Message: "not found"}
+	ErrIdempotencyKeyReused   = &Error{Code: CodeIdempotencyKeyReused, Message: "idempotency key reused"}
+	ErrIdempotencyKeyInUse    = &Error{Code: CodeIdempotencyKeyInUse, Message: "idempotency key in use"}
+	ErrInvalidStateTransition = &Error{Code: CodeInvalidStateTransition, Message: "invalid state transition"}
+	ErrPayloadTooLarge        = &Error{Code: CodePayloadTooLarge, Message: "payload too large"}
+)
+
+// Errorf returns an *Error with code and a formatted message.
+func Errorf(code ErrorCode, format string, args ...any) error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// AsError returns the *Error inside err, or nil when err is nil or an internal fault.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return nil
+}
+
+// ErrorCodeOf returns err's code: "" for nil, InternalError for anything that is
+// not an *Error.
+func ErrorCodeOf(err error) ErrorCode {
+	if err == nil {
+		return ""
+	}
+	if e := AsError(err); e != nil {
+		return e.Code
+	}
+	return CodeInternalError
+}
+
+// ---------------------------------------------------------------------------
+// Dates
+
+// Date is a calendar date without a time zone, written YYYY-MM-DD in JSON.
+type Date struct {
+	Year  int
+	Month time.Month
+	Day   int
+}
+
+const dateLayout = "2006-01-02"
+
+// ParseDate parses YYYY-MM-DD.
+func ParseDate(s string) (Date, error) {
+	t, err := time.Parse(dateLayout, s)
+	if err != nil {
+		return Date{}, errors.Newf("%q is not a date in the form YYYY-MM-DD", s)
+	}
+	return DateOf(t), nil
+}
+
+// DateOf returns the calendar date of t in t's location.
+func DateOf(t time.Time) Date {
+	y, m, d := t.Date()
+	return Date{Year: y, Month: m, Day: d}
+}
+
+// IsZero reports whether d is the zero Date.
+func (d Date) IsZero() bool { return d == Date{} }
+
+// String returns YYYY-MM-DD.
+func (d Date) String() string { return fmt.Sprintf("%04d-%02d-%02d", d.Year, d.Month, d.Day) }
+
+// In returns the first instant of d in loc.
+func (d Date) In(loc *time.Location) time.Time {
+	return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, loc)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (d Date) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Date) UnmarshalText(b []byte) error {
+	parsed, err := ParseDate(string(b))
+	if err != nil {
+		return err
+	}
+	*d = parsed
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Integration health
+
+// IntegrationHealthResponse answers GET /integration/health: proof that the key works.
+type IntegrationHealthResponse struct {
+	Status        string    `json:"status"`
+	TenantID      string    `json:"tenantId"`
+	ClientID      string    `json:"clientId"`
+	SourceSystem  string    `json:"sourceSystem"`
+	ServerTimeUtc time.Time `json:"serverTimeUtc"`
+}
+
+// Health returns the health answer for caller at now.
+func Health(caller Caller, now time.Time) IntegrationHealthResponse {
+	return IntegrationHealthResponse{
+		Status: "Healthy", TenantID: caller.TenantID, ClientID: caller.ClientID,
+		SourceSystem: caller.SourceSystem, ServerTimeUtc: now.UTC(),
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Inbound targets
+
+// Operation says what an import does with a target.
+type Operation string
+
+// The operations of an import. An absent operation means OperationUpsert.
+const (
+	OperationCreate Operation = "create"
+	OperationUpdate Operation = "update"
+	OperationUpsert Operation = "upsert"
+	OperationCancel Operation = "cancel"
+)
+
+// Valid reports whether o is one of the four operations.
+func (o Operation) Valid() bool {
+	switch o {
+	case OperationCreate, OperationUpdate, OperationUpsert, OperationCancel:
+		return true
+	}
+	return false
+}
+
+// InboundTarget is one work target pushed by a source system: the body of a single
+// import and an element of a batch's targets.
+type InboundTarget struct {
+	SourceSystem  *string                     `json:"sourceSystem" validate:"omitnil,notblank,max=200"`
+	ExternalID    string                      `json:"externalId" validate:"notblank,max=200"`
+	ExternalType  *string                     `json:"externalType" validate:"omitnil,max=500"`
+	Operation     Operation                   `json:"operation,omitempty" validate:"omitempty,oneof=create update upsert cancel"`
+	TemplateKey   *string                     `json:"templateKey" validate:"omitnil,max=500"`
+	Title         string                      `json:"title" validate:"notblank,max=500"`
+	Description   *string                     `json:"description" validate:"omitnil,max=10000"`
+	Customer      *InboundTargetCustomer      `json:"customer,omitempty"`
+	Location      *InboundTargetLocation      `json:"location,omitempty"`
+	Contact       *InboundTargetContact       `json:"contact,omitempty"`
+	Address       *InboundTargetAddress       `json:"address,omitempty"`
+	Planning      *InboundTargetPlanning      `json:"planning,omitempty"`
+	BusinessValue *InboundTargetBusinessValue `json:"businessValue,omitempty"`
+	CustomFields  map[string]*string          `json:"customFields,omitempty" validate:"omitempty,max=100,dive,keys,notblank,max=100,endkeys,omitnil,max=2000"`
+}
+
+// InboundTargetCustomer is the customer context of a target, used by customer
+// mapping. CustomerNumber is kept on the customer record, never on the target.
+type InboundTargetCustomer struct {
+	ExternalID     *string `json:"externalId" validate:"omitnil,max=500"`
+	CustomerNumber *string `json:"customerNumber" validate:"omitnil,max=500"`
+	Name           *string `json:"name" validate:"omitnil,max=500"`
+	Type           *string `json:"type" validate:"omitnil,max=500"`
+	Industry       *string `json:"industry" validate:"omitnil,max=500"`
+	Email          *string `json:"email" validate:"omitnil,max=500,email"`
+	Phone          *string `json:"phone" validate:"omitnil,max=500"`
+	Website        *string `json:"website" validate:"omitnil,max=500,url"`
+}
+
+// InboundTargetLocation is the customer location where the work happens.
+type InboundTargetLocation struct {
+	ExternalID                  *string  `json:"externalId" validate:"omitnil,max=500"`
+	Name                        *string  `json:"name" validate:"omitnil,max=500"`
+	Type                        *string  `json:"type" validate:"omitnil,max=500"`
+	Street                      *string  `json:"street" validate:"omitnil,max=500"`
+	PostalCode                  *string  `json:"postalCode" validate:"omitnil,max=500"`
+	City                        *string  `json:"city" validate:"omitnil,max=500"`
+	Region                      *string  `json:"region" validate:"omitnil,max=500"`
+	Country                     *string  `json:"country" validate:"omitnil,max=500"`
+	Latitude                    *float64 `json:"latitude" validate:"omitnil,between=-90:90"`
+	Longitude                   *float64 `json:"longitude" validate:"omitnil,between=-180:180"`
+	DefaultEstimatedWorkMinutes *int     `json:"defaultEstimatedWorkMinutes" validate:"omitnil,between=5:480"`
+	DefaultPriority             *string  `json:"defaultPriority" validate:"omitnil,max=500"`
+	AccessNotes                 *string  `json:"accessNotes" validate:"omitnil,max=500"`
+	ParkingNotes                *string  `json:"parkingNotes" validate:"omitnil,max=500"`
+}
+
+// InboundTargetContact is the person to talk to about a target.
+type InboundTargetContact struct {
+	ExternalID             *string `json:"externalId" validate:"omitnil,max=500"`
+	FirstName              *string `json:"firstName" validate:"omitnil,max=500"`
+	LastName               *string `json:"lastName" validate:"omitnil,max=500"`
+	DisplayName            *string `json:"displayName" validate:"omitnil,max=500"`
+	Role                   *string `json:"role" validate:"omitnil,max=500"`
+	Department             *string `json:"department" validate:"omitnil,max=500"`
+	Email                  *string `json:"email" validate:"omitnil,max=500,email"`
+	Phone                  *string `json:"phone" validate:"omitnil,max=500"`
+	Mobile                 *string `json:"mobile" validate:"omitnil,max=500"`
+	PreferredContactMethod *string `json:"preferredContactMethod" validate:"omitnil,max=500"`
+}
+
+// InboundTargetAddress is the target's own address, when it differs from (or
+// replaces) a customer location.
+type InboundTargetAddress struct {
+	Street     *string  `json:"street" validate:"omitnil,max=500"`
+	PostalCode *string  `json:"postalCode" validate:"omitnil,max=500"`
+	City       *string  `json:"city" validate:"omitnil,max=500"`
+	Country    *string  `json:"country" validate:"omitnil,max=500"`
+	Latitude   *float64 `json:"latitude" validate:"omitnil,between=-90:90"`
+	Longitude  *float64 `json:"longitude" validate:"omitnil,between=-180:180"`
+}
+
+// InboundTargetPlanning holds when and how long the work should happen.
+// TimeWindowStartUtc must be before TimeWindowEndUtc when both are given.
+type InboundTargetPlanning struct {
+	RouteDate            *Date      `json:"routeDate"`
+	DueAtUtc             *time.Time `json:"dueAtUtc"`
+	TimeWindowStartUtc   *time.Time `json:"timeWindowStartUtc"`
+	TimeWindowEndUtc     *time.Time `json:"timeWindowEndUtc"`
+	EstimatedWorkMinutes *int       `json:"estimatedWorkMinutes" validate:"omitnil,between=5:480"`
+	Priority             *string    `json:"priority" validate:"omitnil,max=500"`
+	FixedTime            *bool      `json:"fixedTime"`
+}
+
+// InboundTargetBusinessValue tells how much a target is worth; route suggestions
+// prefer valuable targets when not all fit a day.
+type InboundTargetBusinessValue struct {
+	ExpectedRevenue  *float64 `json:"expectedRevenue"`
+	CustomerValue    *float64 `json:"customerValue"`
+	CloseProbability *float64 `json:"closeProbability" validate:"omitnil,between=0:1"`
+	CustomerTier     *string  `json:"customerTier" validate:"omitnil,max=500"`
+	Weight           *int     `json:"weight"`
+}
+
+// InboundTargetBatch is the body of a batch import.
+type InboundTargetBatch struct {
+	SourceSystem *string         `json:"sourceSystem" validate:"omitnil,notblank,max=200"`
+	BatchID      *string         `json:"batchId" validate:"omitnil,max=500"`
+	Operation    Operation       `json:"operation,omitempty" validate:"omitempty,oneof=create update upsert cancel"`
+	Targets      []InboundTarget `json:"targets"`
+}
+
+// ItemStatus is the outcome of one imported target.
+type ItemStatus string
+
+// Item statuses (DECISIONS.md "Imports").
+const (
+	ItemImported  ItemStatus = "Imported"
+	ItemUpdated   ItemStatus = "Updated"
+	ItemCancelled ItemStatus = "Cancelled"
+	ItemRejected  ItemStatus = "Rejected"
+)
+
+// JobStatus is the outcome of a whole import job.
+type JobStatus string
+
+// Job statuses: Accepted when no item was rejected, Rejected when every item was,
+// PartiallyAccepted otherwise.
+const (
+	JobAccepted          JobStatus = "Accepted"
+	JobPartiallyAccepted JobStatus = "PartiallyAccepted"
+	JobRejected          JobStatus = "Rejected"
+)
+
+// WarningCode is the code of an InboundImportWarning.
+type WarningCode string
+
+// Item warning codes. A warning never rejects an item.
+const (
+	// WarningUnknownField: the target has a field that is not in the schema
+	// (usually a typo); the field is ignored.
+	WarningUnknownField WarningCode = "UnknownField"
+	// WarningMissingCoordinates: neither address nor location has both latitude and
+	// longitude, so the target cannot be routed.
+	WarningMissingCoordinates WarningCode = "MissingCoordinates"
+	// WarningAlreadyCancelled: a cancel hit a target that was already cancelled.
+	WarningAlreadyCancelled WarningCode = "AlreadyCancelled"
+	// WarningTimeWindowOutsideRouteDate: the time window does not touch the route
+	// date in any time zone (UTC-12 to UTC+14).
+	WarningTimeWindowOutsideRouteDate WarningCode = "TimeWindowOutsideRouteDate"
+)
+
+// InboundImportWarning is a non-fatal finding about one imported target.
+type InboundImportWarning struct {
+	Code    WarningCode `json:"code"`
+	Message string      `json:"message"`
+}
+
+// CustomerMappingStatus is the outcome of linking a target's customer, location and
+// contact to customer records.
+type CustomerMappingStatus string
+
+// Customer mapping statuses of the specification.
+const (
+	MappingNotApplicable CustomerMappingStatus = "NotApplicable"
+	MappingMapped        CustomerMappingStatus = "Mapped"
+	MappingCreated       CustomerMappingStatus = "Created"
+	MappingUpdated       CustomerMappingStatus = "Updated"
+	MappingWarning       CustomerMappingStatus = "Warning"
+	MappingFailed        CustomerMappingStatus = "Failed"
+	MappingSkipped       CustomerMappingStatus = "Skipped"
+)
+
+// CustomerMappingWarning is a finding of customer mapping.
+type CustomerMappingWarning string
+
+// Customer mapping warnings of the specification.
+const (
+	MappingLocationMissingCoordinates               CustomerMappingWarning = "LocationMissingCoordinates"
+	MappingAmbiguousCustomerNumber                  CustomerMappingWarning = "AmbiguousCustomerNumber"
+	MappingTargetAddressDiffersFromCustomerLocation CustomerMappingWarning = "TargetAddressDiffersFromCustomerLocation"
+	MappingCustomerAutoCreateDisabled               CustomerMappingWarning = "CustomerAutoCreateDisabled"
+	MappingLocationAutoCreateDisabled               CustomerMappingWarning = "LocationAutoCreateDisabled"
+	MappingContactAutoCreateDisabled                CustomerMappingWarning = "ContactAutoCreateDisabled"
+	MappingContactLocationMismatch                  CustomerMappingWarning = "ContactLocationMismatch"
+	MappingCustomerArchivedOrBlocked                CustomerMappingWarning = "CustomerArchivedOrBlocked"
+)
+
+// InboundCustomerMappingResult reports what customer mapping did for one item.
+type InboundCustomerMappingResult struct {
+	Status             CustomerMappingStatus    `json:"status"`
+	CustomerID         *int64                   `json:"customerId"`
+	CustomerLocationID *int64                   `json:"customerLocationId"`
+	CustomerContactID  *int64                   `json:"customerContactId"`
+	Warnings           []CustomerMappingWarning `json:"warnings"`
+	Errors             []string                 `json:"errors"`
+}
+
+// InboundImportItemResult is the outcome of one target of an import.
+type InboundImportItemResult struct {
+	ExternalID      string                       `json:"externalId"`
+	Status          ItemStatus                   `json:"status"`
+	TargetID        *int64                       `json:"targetId"`
+	ErrorCode       *ErrorCode                   `json:"errorCode"`
+	ErrorMessage    *string                      `json:"errorMessage"`
+	Warnings        []InboundImportWarning       `json:"warnings"`
+	CustomerMapping InboundCustomerMappingResult `json:"customerMapping"`
+}
+
+// ImportCounters are the per-status counts of an import. Created + Updated +
+// Cancelled + Rejected = Total; Warning counts items with at least one warning.
+type ImportCounters struct {
+	TotalItems     int `json:"totalItems"`
+	CreatedItems   int `json:"createdItems"`
+	UpdatedItems   int `json:"updatedItems"`
+	CancelledItems int `json:"cancelledItems"`
+	RejectedItems  int `json:"rejectedItems"`
+	WarningItems   int `json:"warningItems"`
+}
+
+// CountItems derives the counters from item results, so they always add up.
+func CountItems(items []InboundImportItemResult) ImportCounters {
+	c := ImportCounters{TotalItems: len(items)}
+	for _, it := range items {
+		switch it.Status {
+		case ItemImported:
+			c.CreatedItems++
+		case ItemUpdated:
+			c.UpdatedItems++
+		case ItemCancelled:
+			c.CancelledItems++
+		case ItemRejected:
+			c.RejectedItems++
+		}
+		if len(it.Warnings) > 0 {
+			c.WarningItems++
+		}
+	}
+	return c
+}
+
+// Status derives the job status from the counters.
+func (c ImportCounters) Status() JobStatus {
+	switch c.RejectedItems {
+	case 0:
+		return JobAccepted
+	case c.TotalItems:
+		return JobRejected
+	}
+	return JobPartiallyAccepted
+}
+
+// InboundImportResult is the answer to a single or batch import.
+type InboundImportResult struct {
+	ImportJobID    int64     `json:"importJobId"`
+	Status         JobStatus `json:"status"`
+	ImportCounters `json:",inline"`
+	Items          []InboundImportItemResult `json:"items"`
+	// Links holds paths relative to the server root; the HTTP host fills them.
+	Links map[string]string `json:"links"`
+}
+
+// ImportJobSummary is an import job as listed.
+type ImportJobSummary struct {
+	ID             int64     `json:"id"`
+	SourceSystem   string    `json:"sourceSystem"`
+	BatchID        *string   `json:"batchId"`
+	Status         JobStatus `json:"status"`
+	ImportCounters `json:",inline"`
+	CreatedAtUtc   time.Time  `json:"createdAtUtc"`
+	ProcessedAtUtc *time.Time `json:"processedAtUtc"`
+}
+
+// ImportJobDetails is an import job with every item result.
+type ImportJobDetails struct {
+	ImportJobSummary `json:",inline"`
+	Items            []InboundImportItemResult `json:"items"`
+}
+
+// ImportJobList is one page of import jobs, newest first.
+type ImportJobList struct {
+	Total int                `json:"total"`
+	Skip  int                `json:"skip"`
+	Take  int                `json:"take"`
+	Jobs  []ImportJobSummary `json:"jobs"`
+}
+
+// ---------------------------------------------------------------------------
+// Route suggestions
+
+// CreateImportJobRouteSuggestionRequest asks for a draft route built from the
+// targets of an import job.
+type CreateImportJobRouteSuggestionRequest struct {
+	RouteDate             Date    `json:"routeDate"`
+	EmployeeID            *string `json:"employeeId" validate:"omitnil,notblank,max=200"`
+	OptimizationProfileID *int64  `json:"optimizationProfileId"`
+	MinimumBufferMinutes  *int    `json:"minimumBufferMinutes" validate:"omitnil,between=0:480"`
+	MaxStops              *int    `json:"maxStops" validate:"omitnil,between=1:1000"`
+}
+
+// CreateRouteSuggestionResponse answers endpoint 6.
+type CreateRouteSuggestionResponse struct {
+	RouteSuggestionID int64             `json:"routeSuggestionId"`
+	Status            string            `json:"status"`
+	IncludedTargets   int               `json:"includedTargets"`
+	ExcludedTargets   int               `json:"excludedTargets"`
+	Links             map[string]string `json:"links"`
+}
+
+// ---------------------------------------------------------------------------
+// Errors on the wire
+
+// ApiErrorResponse is the body of every error answer of the HTTP host.
+type ApiErrorResponse struct {
+	Error ApiError `json:"error"`
+}
+
+// ApiError is the error object inside ApiErrorResponse.
+type ApiError struct {
+	Code              ErrorCode `json:"code"`
+	Message           string    `json:"message"`
+	RequiredScope     *Scope    `json:"requiredScope"`
+	RetryAfterSeconds *int      `json:"retryAfterSeconds"`
+	CorrelationID     *string   `json:"correlationId"`
+}
+
+// ---------------------------------------------------------------------------
+// Service interfaces
+
+// WriteOptions are the options every write accepts.
+type WriteOptions struct {
+	// IdempotencyKey, when not empty, makes the write idempotent for the caller's
+	// client: the same key with the same request returns the stored outcome without
+	// executing again; with a different request it fails with IdempotencyKeyReused;
+	// while the first request still runs it fails with IdempotencyKeyInUse.
+	IdempotencyKey string
+}
+
+// ImportOutcome is the result of an import call.
+type ImportOutcome struct {
+	Result InboundImportResult
+	// Created is true when a single import created a new target (HTTP 201).
+	Created bool
+	// Replayed is true when the outcome was stored by an earlier call with the same
+	// idempotency key and nothing was executed.
+	Replayed bool
+}
+
+// Importer imports work targets. Every method requires its scope (single:
+// inbound.targets.write; batch: inbound.targets.batch.write) and runs in one store
+// transaction: the targets, the import job with all item results and the
+// idempotency record are written together or not at all. Typed and JSON entry
+// points share one validation and one set of semantics.
+//
+// Errors: InsufficientScope, InvalidRequest (body not JSON or wrong shape),
+// PayloadTooLarge (too many targets), IdempotencyKeyReused, IdempotencyKeyInUse.
+// Problems of a single target never fail the call: they reject that item.
+type Importer interface {
+	ImportTarget(ctx context.Context, caller Caller, target InboundTarget, opts WriteOptions) (ImportOutcome, error)
+	ImportTargetJSON(ctx context.Context, caller Caller, body []byte, opts WriteOptions) (ImportOutcome, error)
+	ImportBatch(ctx context.Context, caller Caller, batch InboundTargetBatch, opts WriteOptions) (ImportOutcome, error)
+	ImportBatchJSON(ctx context.Context, caller Caller, body []byte, opts WriteOptions) (ImportOutcome, error)
+}
+
+// JobQuery selects a page of import jobs. Nil Skip and Take take the defaults (0 and
+// 50); values out of range are clamped (skip ≥ 0, 1 ≤ take ≤ 200). Status and
+// SourceSystem, when not empty, are exact case-insensitive matches.
+type JobQuery struct {
+	Status       string
+	SourceSystem string
+	Skip         *int
+	Take         *int
+}
+
+// Page limits of JobQuery.
+const (
+	DefaultTake = 50
+	MaxTake     = 200
+)
+
+// Page returns the skip and take a query asks for, defaulted and clamped.
+func (q JobQuery) Page() (skip, take int) {
+	skip, take = 0, DefaultTake
+	if q.Skip != nil {
+		skip = max(*q.Skip, 0)
+	}
+	if q.Take != nil {
+		take = min(max(*q.Take, 1), MaxTake)
+	}
+	return skip, take
+}
+
+// JobStore reads import jobs of the caller's tenant (scope import_jobs.read).
+// Another tenant's job is NotFound.
+type JobStore interface {
+	ListJobs(ctx context.Context, caller Caller, q JobQuery) (ImportJobList, error)
+	GetJob(ctx context.Context, caller Caller, id int64) (ImportJobDetails, error)
+}
+
+// RouteSuggestionOutcome is the result of CreateRouteSuggestion.
+type RouteSuggestionOutcome struct {
+	Response CreateRouteSuggestionResponse
+	// Replayed is true when the outcome was stored by an earlier call with the same
+	// idempotency key and nothing was executed.
+	Replayed bool
+}
+
+// RouteSuggester builds draft routes from the targets of an import job (scope
+// route_suggestions.create). Errors: InsufficientScope, InvalidRequest, NotFound
+// (job, employee or profile), IdempotencyKeyReused, IdempotencyKeyInUse.
+type RouteSuggester interface {
+	CreateRouteSuggestion(ctx context.Context, caller Caller, jobID int64, req CreateImportJobRouteSuggestionRequest, opts WriteOptions) (RouteSuggestionOutcome, error)
+}
+
+// ---------------------------------------------------------------------------
+// Integration clients
+
+// Client is an Integration Client: the holder of one API key.
+type Client struct {
+	TenantID     string     `json:"tenantId"`
+	ClientID     string     `json:"clientId"`
+	SourceSystem string     `json:"sourceSystem"`
+	Scopes       []Scope    `json:"scopes"`
+	KeyPrefix    string     `json:"keyPrefix"`
+	CreatedAt    time.Time  `json:"createdAt"`
+	RevokedAt    *time.Time `json:"revokedAt"`
+}
+
+// Caller returns the identity a request authenticated with c's key runs as.
+func (c Client) Caller() Caller {
+	return Caller{TenantID: c.TenantID, ClientID: c.ClientID, SourceSystem: c.SourceSystem, Scopes: c.Scopes}
+}
+
+// NewClient describes a client to create.
+type NewClient struct {
+	TenantID     string  `validate:"notblank,max=200,printascii"`
+	ClientID     string  `validate:"notblank,max=200,printascii"`
+	SourceSystem string  `validate:"notblank,max=200"`
+	Scopes       []Scope `validate:"min=1"`
+}
+
+// ClientRegistry creates, authenticates, lists and revokes Integration Clients.
+// API keys are `ick_` + 43 base64url characters; only their SHA-256 hash and their
+// first 8 characters are stored, so a key is shown once, by CreateClient.
+type ClientRegistry interface {
+	CreateClient(ctx context.Context, nc NewClient) (Client, string, error)
+	Authenticate(ctx context.Context, apiKey string) (Caller, error)
+	ListClients(ctx context.Context, tenantID string) ([]Client, error)
+	RevokeClient(ctx context.Context, tenantID, clientID string) error
+}
+
+// ---------------------------------------------------------------------------
+// Validation
+
+// Validate checks v against its `validate` tags and returns an InvalidRequest
+// *Error whose message names every failing field by its JSON path, e.g.
+// "planning.estimatedWorkMinutes must be between 5 and 480". It returns nil when v
+// is valid.
+func Validate(v any) error {
+	err := validate().Struct(v)
+	if err == nil {
+		return nil
+	}
+	var fieldErrs validator.ValidationErrors
+	if !errors.As(err, &fieldErrs) {
+		return errors.Wrap(err, "validating")
+	}
+	msgs := make([]string, len(fieldErrs))
+	for i, fe := range fieldErrs {
+		msgs[i] = fieldMessage(fe)
+	}
+	return &Error{Code: CodeInvalidRequest, Message: strings.Join(msgs, "; ")}
+}
+
+var (
+	validatorOnce sync.Once
+	validatorInst *validator.Validate
+)
+
+func validate() *validator.Validate {
+	validatorOnce.Do(func() {
+		v := validator.New(validator.WithRequiredStructEnabled())
+		v.RegisterTagNameFunc(jsonName)
+		must(v.RegisterValidation("notblank", validators.NotBlank))
+		must(v.RegisterValidation("between", between))
+		v.RegisterStructValidation(validatePlanning, InboundTargetPlanning{})
+		validatorInst = v
+	})
+	return validatorInst
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "-" {
+		return ""
+	}
+	if name == "" {
+		return f.Name
+	}
+	return name
+}
+
+// between is the validator for `between=LOW:HIGH`, an inclusive numeric range. It
+// exists so the message can name both bounds ("must be between 5 and 480").
+func between(fl validator.FieldLevel) bool {
+	low, high := betweenBounds(fl.Param())
+	f := fl.Field()
+	var x float64
+	switch f.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		x = float64(f.Int())
+	case reflect.Float32, reflect.Float64:
+		x = f.Float()
+	default:
+		panic(fmt.Sprintf("between on unsupported kind %s", f.Kind()))
+	}
+	return x >= low && x <= high
+}
+
+func betweenBounds(param string) (low, high float64) {
+	lo, hi, ok := strings.Cut(param, ":")
+	l, err1 := strconv.ParseFloat(lo, 64)
+	h, err2 := strconv.ParseFloat(hi, 64)
+	if !ok || err1 != nil || err2 != nil {
+		panic(fmt.Sprintf("between: bad parameter %q", param))
+	}
+	return l, h
+}
+
+// validatePlanning holds the one rule that spans two fields of a target.
+func validatePlanning(sl validator.StructLevel) {
+	p := sl.Current().Interface().(InboundTargetPlanning)
+	if p.TimeWindowStartUtc != nil && p.TimeWindowEndUtc != nil && !p.TimeWindowStartUtc.Before(*p.TimeWindowEndUtc) {
+		sl.ReportError(p.TimeWindowEndUtc, "timeWindowEndUtc", "TimeWindowEndUtc", "afterstart", "")
+	}
+}
+
+func fieldMessage(fe validator.FieldError) string {
+	path := fe.Namespace()
+	if _, rest, ok := strings.Cut(path, "."); ok {
+		path = rest // drop the Go type name of the root
+	}
+	switch fe.Tag() {
+	case "required", "notblank":
+		if fe.Kind() == reflect.String && strings.Contains(path, "[") {
+			return path + " must not be empty"
+		}
+		return path + " is required and must not be blank"
+	case "max":
+		if fe.Kind() == reflect.Map || fe.Kind() == reflect.Slice {
+			return fmt.Sprintf("%s must have at most %s entries", path, fe.Param())
+		}
+		return fmt.Sprintf("%s must be at most %s characters", path, fe.Param())
+	case "min":
+		if fe.Kind() == reflect.Map || fe.Kind() == reflect.Slice {
+			return fmt.Sprintf("%s must have at least %s entries", path, fe.Param())
+		}
+		return fmt.Sprintf("%s must be at least %s characters", path, fe.Param())
+	case "between":
+		lo, hi, _ := strings.Cut(fe.Param(), ":")
+		return fmt.Sprintf("%s must be between %s and %s", path, lo, hi)
+	case "email":
+		return path + " must be a valid email address"
+	case "url":
+		return path + " must be an absolute URI with a scheme, like https://example.com"
+	case "oneof":
+		return fmt.Sprintf("%s must be one of: %s", path, strings.ReplaceAll(fe.Param(), " ", ", "))
+	case "afterstart":
+		return path + " must be after planning.timeWindowStartUtc"
+	case "printascii":
+		return path + " must contain only printable ASCII characters"
+	}
+	return fmt.Sprintf("%s is invalid (%s)", path, fe.Tag())
+}

@@ -1,0 +1,223 @@
+package importer
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/cockroachdb/errors"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/store"
+)
+
+// run is one import, decoded and validated, ready to be applied in a transaction.
+type run struct {
+	caller connect.Caller
+	// sourceSystem, batchID and operation are the batch's defaults ("" / nil for a
+	// single import).
+	sourceSystem string
+	batchID      *string
+	operation    connect.Operation
+	items        []item
+	now          time.Time
+}
+
+// execute applies every item in order, so a later item sees the effects of
+// earlier ones, and records the job with all item results. It is a
+// store.TxFunc: it starts afresh every time it runs.
+func (r *run) execute(tx store.Tx) (connect.InboundImportResult, bool, error) {
+	results := make([]connect.InboundImportItemResult, len(r.items))
+	for i := range r.items {
+		res, err := r.apply(tx, &r.items[i])
+		if err != nil {
+			return connect.InboundImportResult{}, false, err
+		}
+		results[i] = res
+	}
+	counters := connect.CountItems(results)
+	job := &store.Job{TenantID: r.caller.TenantID, ClientID: r.caller.ClientID}
+	job.SourceSystem = r.jobSourceSystem()
+	job.BatchID = r.batchID
+	job.Status = counters.Status()
+	job.ImportCounters = counters
+	job.CreatedAtUtc = r.now
+	job.ProcessedAtUtc = &r.now
+	job.Items = results
+	if err := tx.CreateJob(job); err != nil {
+		return connect.InboundImportResult{}, false, err
+	}
+	created := len(results) == 1 && results[0].Status == connect.ItemImported
+	return connect.InboundImportResult{
+		ImportJobID: job.ID, Status: job.Status, ImportCounters: counters, Items: results,
+	}, created, nil
+}
+
+func (r *run) jobSourceSystem() string {
+	if r.sourceSystem != "" {
+		return r.sourceSystem
+	}
+	if len(r.items) == 1 && r.items[0].target.SourceSystem != nil {
+		return *r.items[0].target.SourceSystem
+	}
+	return r.caller.SourceSystem
+}
+
+// apply imports one item. Item-level problems become a Rejected result; only a
+// store fault is returned as an error, failing the whole import.
+func (r *run) apply(tx store.Tx, it *item) (connect.InboundImportItemResult, error) {
+	res := connect.InboundImportItemResult{
+		ExternalID:      it.target.ExternalID,
+		Warnings:        slices.Clone(it.warnings),
+		CustomerMapping: mappingResult(it),
+	}
+	if it.problem != "" {
+		return reject(res, connect.CodeValidationFailed, it.problem, nil), nil
+	}
+	source := r.sourceSystemOf(it)
+	existing, err := tx.TargetByExternalID(r.caller.TenantID, source, it.target.ExternalID)
+	if errors.Is(err, connect.ErrNotFound) {
+		existing, err = nil, nil
+	}
+	if err != nil {
+		return res, err
+	}
+	switch r.operationOf(it) {
+	case connect.OperationCreate:
+		if existing != nil {
+			return reject(res, connect.CodeTargetAlreadyExists, fmt.Sprintf("target %q already exists; use update or upsert to change it", it.target.ExternalID), &existing.ID), nil
+		}
+		return r.create(tx, res, it, source)
+	case connect.OperationUpdate:
+		if problem := updatable(existing, it); problem != nil {
+			return reject(res, problem.Code, problem.Message, targetID(existing)), nil
+		}
+		return r.update(tx, res, it, existing)
+	case connect.OperationCancel:
+		return r.cancel(tx, res, it, existing)
+	}
+	if existing == nil {
+		return r.create(tx, res, it, source)
+	}
+	return r.update(tx, res, it, existing)
+}
+
+// sourceSystemOf resolves an item's source system: its own, else the batch's,
+// else the client's.
+func (r *run) sourceSystemOf(it *item) string {
+	switch {
+	case it.target.SourceSystem != nil:
+		return *it.target.SourceSystem
+	case r.sourceSystem != "":
+		return r.sourceSystem
+	}
+	return r.caller.SourceSystem
+}
+
+// operationOf resolves an item's operation: its own, else the batch's, else upsert.
+func (r *run) operationOf(it *item) connect.Operation {
+	switch {
+	case it.target.Operation != "":
+		return it.target.Operation
+	case r.operation != "":
+		return r.operation
+	}
+	return connect.OperationUpsert
+}
+
+func updatable(existing *store.Target, it *item) *connect.Error {
+	switch {
+	case existing == nil:
+		return &connect.Error{Code: connect.CodeTargetNotFound, Message: fmt.Sprintf("target %q does not exist; use create or upsert", it.target.ExternalID)}
+	case existing.Status == store.TargetCancelled:
+		return &connect.Error{Code: connect.CodeTargetCancelled, Message: fmt.Sprintf("target %q is cancelled; use upsert to reopen it", it.target.ExternalID)}
+	}
+	return nil
+}
+
+func (r *run) create(tx store.Tx, res connect.InboundImportItemResult, it *item, source string) (connect.InboundImportItemResult, error) {
+	t := &store.Target{
+		TenantID: r.caller.TenantID, SourceSystem: source, ExternalID: it.target.ExternalID,
+		Status: store.TargetActive, Data: storedData(it.target), CreatedAt: r.now, UpdatedAt: r.now,
+	}
+	if err := tx.CreateTarget(t); err != nil {
+		return res, err
+	}
+	return accept(res, connect.ItemImported, t.ID, it.contentWarnings), nil
+}
+
+// update replaces the target's data with the payload; an upsert of a cancelled
+// target reopens it.
+func (r *run) update(tx store.Tx, res connect.InboundImportItemResult, it *item, t *store.Target) (connect.InboundImportItemResult, error) {
+	t.Data = storedData(it.target)
+	t.Status = store.TargetActive
+	t.UpdatedAt = r.now
+	if err := tx.UpdateTarget(t); err != nil {
+		return res, err
+	}
+	return accept(res, connect.ItemUpdated, t.ID, it.contentWarnings), nil
+}
+
+// cancel changes only the status; the rest of a cancel payload is not applied.
+func (r *run) cancel(tx store.Tx, res connect.InboundImportItemResult, it *item, t *store.Target) (connect.InboundImportItemResult, error) {
+	if t == nil {
+		return reject(res, connect.CodeTargetNotFound, fmt.Sprintf("target %q does not exist, so it cannot be cancelled", it.target.ExternalID), nil), nil
+	}
+	if t.Status == store.TargetCancelled {
+		res.Warnings = append(res.Warnings, connect.InboundImportWarning{
+			Code: connect.WarningAlreadyCancelled, Message: fmt.Sprintf("target %q was already cancelled", it.target.ExternalID),
+		})
+		return accept(res, connect.ItemCancelled, t.ID, nil), nil
+	}
+	t.Status = store.TargetCancelled
+	t.UpdatedAt = r.now
+	if err := tx.UpdateTarget(t); err != nil {
+		return res, err
+	}
+	return accept(res, connect.ItemCancelled, t.ID, nil), nil
+}
+
+func accept(res connect.InboundImportItemResult, status connect.ItemStatus, id int64, warnings []connect.InboundImportWarning) connect.InboundImportItemResult {
+	res.Status = status
+	res.TargetID = &id
+	res.Warnings = append(res.Warnings, warnings...)
+	return res
+}
+
+func reject(res connect.InboundImportItemResult, code connect.ErrorCode, message string, id *int64) connect.InboundImportItemResult {
+	res.Status = connect.ItemRejected
+	res.ErrorCode = &code
+	res.ErrorMessage = &message
+	res.TargetID = id
+	return res
+}
+
+func targetID(t *store.Target) *int64 {
+	if t == nil {
+		return nil
+	}
+	return &t.ID
+}
+
+// storedData is the payload as kept on the target: without the operation, which
+// is not data, and without the customer number, which belongs to the customer
+// record only.
+func storedData(t connect.InboundTarget) connect.InboundTarget {
+	t.Operation = ""
+	if t.Customer != nil {
+		customer := *t.Customer
+		customer.CustomerNumber = nil
+		t.Customer = &customer
+	}
+	return t
+}
+
+// mappingResult is the customer mapping outcome until mapping runs: NotApplicable
+// without customer, location or contact data, Skipped with it.
+func mappingResult(it *item) connect.InboundCustomerMappingResult {
+	status := connect.MappingNotApplicable
+	if t := it.target; t.Customer != nil || t.Location != nil || t.Contact != nil {
+		status = connect.MappingSkipped
+	}
+	return connect.InboundCustomerMappingResult{Status: status, Warnings: []connect.CustomerMappingWarning{}, Errors: []string{}}
+}

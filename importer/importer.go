@@ -1,0 +1,176 @@
+// Package importer imports work targets, one at a time or in batches, with the
+// per-item semantics of DECISIONS.md "Imports": each target is decoded and
+// validated on its own, items are applied in order, and the targets, the import
+// job with every item result and the idempotency record are committed in one
+// transaction. It implements connect.Importer and connect.JobStore.
+package importer
+
+import (
+	"context"
+	"time"
+
+	"github.com/cockroachdb/errors"
+	"github.com/go-json-experiment/json"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/store"
+)
+
+// DefaultMaxBatchTargets is the default limit of targets in one batch.
+const DefaultMaxBatchTargets = 1000
+
+// The operations that, with the request body, fingerprint an idempotent import.
+const (
+	operationSingle = "POST /inbound/targets"
+	operationBatch  = "POST /inbound/targets/batch"
+)
+
+// Config configures a Service. Zero values take the documented defaults.
+type Config struct {
+	// Store keeps targets, jobs and idempotency records. Required.
+	Store store.Store
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// MaxBatchTargets caps a batch (PayloadTooLarge beyond). Default 1000.
+	MaxBatchTargets int
+	// IdempotencyRetention is how long idempotency records are kept. Default 24h.
+	IdempotencyRetention time.Duration
+}
+
+// Service imports targets and reads import jobs.
+type Service struct {
+	cfg Config
+}
+
+var (
+	_ connect.Importer = (*Service)(nil)
+	_ connect.JobStore = (*Service)(nil)
+)
+
+// New returns a Service on cfg.Store.
+func New(cfg Config) *Service {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.MaxBatchTargets <= 0 {
+		cfg.MaxBatchTargets = DefaultMaxBatchTargets
+	}
+	if cfg.IdempotencyRetention <= 0 {
+		cfg.IdempotencyRetention = store.DefaultIdempotencyRetention
+	}
+	return &Service{cfg: cfg}
+}
+
+// ImportTarget imports one target given as a Go value. See connect.Importer.
+func (s *Service) ImportTarget(ctx context.Context, caller connect.Caller, target connect.InboundTarget, opts connect.WriteOptions) (connect.ImportOutcome, error) {
+	return s.importSingle(ctx, caller, opts, func() ([]byte, error) { return json.Marshal(target) }, func() (*run, error) {
+		return s.newRun(caller, connect.InboundTargetBatch{}, []item{{target: target}}), nil
+	})
+}
+
+// ImportTargetJSON imports one target given as JSON (the body of endpoint 2).
+// See connect.Importer.
+func (s *Service) ImportTargetJSON(ctx context.Context, caller connect.Caller, body []byte, opts connect.WriteOptions) (connect.ImportOutcome, error) {
+	return s.importSingle(ctx, caller, opts, func() ([]byte, error) { return body, nil }, func() (*run, error) {
+		if err := requireObject(body); err != nil {
+			return nil, err
+		}
+		return s.newRun(caller, connect.InboundTargetBatch{}, []item{newDecoder().decodeTarget(body)}), nil
+	})
+}
+
+// ImportBatch imports a batch given as a Go value. See connect.Importer.
+func (s *Service) ImportBatch(ctx context.Context, caller connect.Caller, batch connect.InboundTargetBatch, opts connect.WriteOptions) (connect.ImportOutcome, error) {
+	return s.importBatch(ctx, caller, opts, func() ([]byte, error) { return json.Marshal(batch) }, func() (*run, error) {
+		if err := s.checkEnvelope(batch, len(batch.Targets)); err != nil {
+			return nil, err
+		}
+		items := make([]item, len(batch.Targets))
+		for i, t := range batch.Targets {
+			items[i].target = t
+		}
+		return s.newRun(caller, batch, items), nil
+	})
+}
+
+// ImportBatchJSON imports a batch given as JSON (the body of endpoint 3). See
+// connect.Importer.
+func (s *Service) ImportBatchJSON(ctx context.Context, caller connect.Caller, body []byte, opts connect.WriteOptions) (connect.ImportOutcome, error) {
+	return s.importBatch(ctx, caller, opts, func() ([]byte, error) { return body, nil }, func() (*run, error) {
+		b, err := decodeBatch(body)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.checkEnvelope(b.InboundTargetBatch, len(b.Targets)); err != nil {
+			return nil, err
+		}
+		d := newDecoder()
+		items := make([]item, len(b.Targets))
+		for i, raw := range b.Targets {
+			items[i] = d.decodeTarget(raw)
+		}
+		return s.newRun(caller, b.InboundTargetBatch, items), nil
+	})
+}
+
+func (s *Service) importSingle(ctx context.Context, caller connect.Caller, opts connect.WriteOptions, body func() ([]byte, error), build func() (*run, error)) (connect.ImportOutcome, error) {
+	if err := caller.RequireScope(connect.ScopeTargetsWrite); err != nil {
+		return connect.ImportOutcome{}, err
+	}
+	return s.execute(ctx, caller, opts, operationSingle, body, build)
+}
+
+func (s *Service) importBatch(ctx context.Context, caller connect.Caller, opts connect.WriteOptions, body func() ([]byte, error), build func() (*run, error)) (connect.ImportOutcome, error) {
+	if err := caller.RequireScope(connect.ScopeTargetsBatchWrite); err != nil {
+		return connect.ImportOutcome{}, err
+	}
+	return s.execute(ctx, caller, opts, operationBatch, body, build)
+}
+
+// execute runs an import through the idempotent write path. body gives the
+// request for the fingerprint; it is only asked for when there is a key.
+func (s *Service) execute(ctx context.Context, caller connect.Caller, opts connect.WriteOptions, operation string, body func() ([]byte, error), build func() (*run, error)) (connect.ImportOutcome, error) {
+	w := store.Write{Caller: caller, Key: opts.IdempotencyKey, Operation: operation, Now: s.cfg.Now().UTC().Truncate(time.Millisecond), Retention: s.cfg.IdempotencyRetention}
+	if w.Key != "" {
+		var err error
+		if w.Body, err = body(); err != nil {
+			return connect.ImportOutcome{}, errors.Wrap(err, "encoding the request for its fingerprint")
+		}
+	}
+	out, err := store.RunIdempotent(ctx, s.cfg.Store, w, func() (store.TxFunc[connect.InboundImportResult], error) {
+		r, err := build()
+		if err != nil {
+			return nil, err
+		}
+		r.now = w.Now
+		for i := range r.items {
+			prepare(&r.items[i])
+		}
+		return r.execute, nil
+	})
+	return connect.ImportOutcome{Result: out.Value, Created: out.Created, Replayed: out.Replayed}, err
+}
+
+// checkEnvelope checks what fails a whole batch: a bad envelope field, no
+// targets, or too many.
+func (s *Service) checkEnvelope(b connect.InboundTargetBatch, targets int) error {
+	b.Targets = nil
+	if err := connect.Validate(b); err != nil {
+		return err
+	}
+	switch {
+	case targets == 0:
+		return connect.Errorf(connect.CodeInvalidRequest, "targets is required and must hold at least one target")
+	case targets > s.cfg.MaxBatchTargets:
+		return connect.Errorf(connect.CodePayloadTooLarge, "a batch may hold at most %d targets; this one holds %d", s.cfg.MaxBatchTargets, targets)
+	}
+	return nil
+}
+
+func (s *Service) newRun(caller connect.Caller, b connect.InboundTargetBatch, items []item) *run {
+	r := &run{caller: caller, batchID: b.BatchID, operation: b.Operation, items: items}
+	if b.SourceSystem != nil {
+		r.sourceSystem = *b.SourceSystem
+	}
+	return r
+}

@@ -1,0 +1,98 @@
+package bolt
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/cockroachdb/errors"
+	"github.com/go-json-experiment/json"
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/integration-connect/connect"
+)
+
+// The buckets of the database. Records are JSON; ids are 8-byte big-endian so
+// keys sort by id; composite keys are tuples (see tuple).
+var (
+	bucketMeta          = []byte("meta")
+	bucketClients       = []byte("clients")            // tuple(tenant, client) → Client
+	bucketClientKeys    = []byte("client_keys")        // key hash → tuple(tenant, client)
+	bucketTargets       = []byte("targets")            // id → Target
+	bucketTargetIDs     = []byte("target_ids")         // tuple(tenant, source, externalId) → id
+	bucketJobs          = []byte("jobs")               // id → Job without items
+	bucketJobItems      = []byte("job_items")          // id → []InboundImportItemResult
+	bucketJobIndex      = []byte("job_index")          // jobFilterKey + ^id → nothing
+	bucketJobCounts     = []byte("job_counts")         // jobFilterKey → count
+	bucketIdempotency   = []byte("idempotency")        // tuple(tenant, client, key) → IdempotencyRecord
+	bucketIdempotencyAt = []byte("idempotency_by_age") // unix nanos + tuple(tenant, client, key) → nothing
+)
+
+var allBuckets = [][]byte{
+	bucketMeta, bucketClients, bucketClientKeys, bucketTargets, bucketTargetIDs,
+	bucketJobs, bucketJobItems, bucketJobIndex, bucketJobCounts, bucketIdempotency, bucketIdempotencyAt,
+}
+
+// schemaVersion is written to meta so a later layout change can migrate.
+const schemaVersion = 1
+
+func createBuckets(btx *bbolt.Tx) error {
+	for _, name := range allBuckets {
+		if _, err := btx.CreateBucketIfNotExists(name); err != nil {
+			return errors.Wrapf(err, "creating bucket %s", name)
+		}
+	}
+	meta := btx.Bucket(bucketMeta)
+	if meta.Get([]byte("schema")) == nil {
+		return meta.Put([]byte("schema"), u64(schemaVersion))
+	}
+	return nil
+}
+
+// tuple encodes strings so that no two tuples share an encoding and a tuple's
+// encoding is a prefix of every longer tuple starting with the same parts: each
+// part is its length (uvarint) followed by its bytes.
+func tuple(parts ...string) []byte {
+	n := 0
+	for _, p := range parts {
+		n += binary.MaxVarintLen64 + len(p)
+	}
+	b := make([]byte, 0, n+8)
+	for _, p := range parts {
+		b = binary.AppendUvarint(b, uint64(len(p)))
+		b = append(b, p...)
+	}
+	return b
+}
+
+func u64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
+
+func idKey(id int64) []byte { return u64(uint64(id)) }
+
+// descID sorts newer (larger) ids first.
+func descID(id int64) []byte { return u64(math.MaxUint64 - uint64(id)) }
+
+func idFromDesc(b []byte) int64 { return int64(math.MaxUint64 - binary.BigEndian.Uint64(b)) }
+
+// get decodes the record under key into v, or returns connect.ErrNotFound.
+func get(b *bbolt.Bucket, key []byte, v any) error {
+	data := b.Get(key)
+	if data == nil {
+		return connect.ErrNotFound
+	}
+	return errors.Wrap(json.Unmarshal(data, v), "decoding a record")
+}
+
+// put encodes v under key.
+func put(b *bbolt.Bucket, key []byte, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return errors.Wrap(err, "encoding a record")
+	}
+	return errors.Wrap(b.Put(key, data), "writing a record")
+}
+
+// nextID returns the next id of a bucket's sequence.
+func nextID(b *bbolt.Bucket) (int64, error) {
+	seq, err := b.NextSequence()
+	return int64(seq), errors.Wrap(err, "allocating an id")
+}

@@ -1,0 +1,161 @@
+// Package store is the persistence contract of Integration Connect: a Store with
+// read-only and read-write transactions, the records it keeps, and the helpers every
+// service shares on top of it (idempotent writes, the Integration Client registry).
+//
+// Implementations live in subpackages (store/bolt is the embedded default) and must
+// pass the conformance suite in store/storetest. The contract is written so that a
+// SQL database can implement it too: every method works on records and keys, never
+// on the layout of one engine.
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/integration-connect/connect"
+)
+
+// Store keeps everything Integration Connect knows. Nothing is kept only in memory:
+// after Update returns nil, its writes survive a crash or a restart.
+type Store interface {
+	// View runs fn in a read-only transaction.
+	View(ctx context.Context, fn func(Tx) error) error
+	// Update runs fn in a read-write transaction and commits it when fn returns
+	// nil; when fn returns an error or panics, none of its writes happen.
+	// Concurrent calls are group-committed: several fns may share one transaction
+	// and one fsync. Because of that fn may run more than once; it must not have
+	// effects outside the transaction, and it must reset anything it collects at
+	// its start.
+	Update(ctx context.Context, fn func(Tx) error) error
+	// TryLock takes the exclusive lock called name without waiting. ok is false
+	// when someone else holds it. The lock guards work that spans transactions,
+	// such as an idempotent request still being processed; it is released by
+	// calling unlock, and by the end of the process.
+	TryLock(name string) (unlock func(), ok bool)
+	// Close waits for running transactions and releases the store.
+	Close() error
+}
+
+// Tx is one transaction. Lookups of a missing record return an error matching
+// connect.ErrNotFound. A Tx must not be used after its function returned.
+type Tx interface {
+	ClientTx
+	TargetTx
+	JobTx
+	IdempotencyTx
+}
+
+// ClientTx stores Integration Clients.
+type ClientTx interface {
+	// CreateClient stores a new client; a client with the same tenant and
+	// client id is refused with connect.ErrInvalidRequest.
+	CreateClient(c *Client) error
+	// PutClient replaces an existing client (for revocation).
+	PutClient(c *Client) error
+	// Client returns one client of a tenant.
+	Client(tenantID, clientID string) (*Client, error)
+	// ClientByKeyHash returns the client whose API key has this SHA-256 hash.
+	ClientByKeyHash(hash []byte) (*Client, error)
+	// Clients lists the clients of a tenant ("" for every tenant), ordered by
+	// tenant and client id.
+	Clients(tenantID string) ([]Client, error)
+}
+
+// TargetTx stores work targets.
+type TargetTx interface {
+	// TargetByExternalID returns the target of a tenant with this identity.
+	TargetByExternalID(tenantID, sourceSystem, externalID string) (*Target, error)
+	// Target returns a target of a tenant by id.
+	Target(tenantID string, id int64) (*Target, error)
+	// CreateTarget stores a new target and sets its ID.
+	CreateTarget(t *Target) error
+	// UpdateTarget replaces an existing target, found by its ID.
+	UpdateTarget(t *Target) error
+}
+
+// JobTx stores import jobs. Jobs are written once, complete with their items.
+type JobTx interface {
+	// CreateJob stores a new job and sets its ID (IDs increase).
+	CreateJob(j *Job) error
+	// Job returns a job of a tenant with all its items.
+	Job(tenantID string, id int64) (*Job, error)
+	// Jobs returns one page of a tenant's jobs matching f, newest first, and the
+	// number of all matching jobs. Its cost does not grow with the number of jobs
+	// in the store, only with skip + take.
+	Jobs(tenantID string, f JobFilter, skip, take int) ([]connect.ImportJobSummary, int, error)
+}
+
+// IdempotencyTx stores the outcomes of idempotent writes.
+type IdempotencyTx interface {
+	// IdempotencyRecord returns the record stored under key.
+	IdempotencyRecord(key IdempotencyKey) (*IdempotencyRecord, error)
+	// PutIdempotencyRecord stores r, replacing a record with the same key.
+	PutIdempotencyRecord(r *IdempotencyRecord) error
+	// PurgeIdempotencyRecords deletes up to limit records created before cutoff,
+	// oldest first, and returns how many it deleted.
+	PurgeIdempotencyRecords(cutoff time.Time, limit int) (int, error)
+}
+
+// Client is an Integration Client as stored: its public fields and the SHA-256
+// hash of its API key. The key itself is never stored.
+type Client struct {
+	connect.Client `json:",inline"`
+	KeyHash        []byte `json:"keyHash"`
+}
+
+// TargetStatus is the state of a stored target.
+type TargetStatus string
+
+// Target states.
+const (
+	TargetActive    TargetStatus = "Active"
+	TargetCancelled TargetStatus = "Cancelled"
+)
+
+// Target is a work target as stored. Its identity is (TenantID, SourceSystem,
+// ExternalID); Data holds the last imported payload, with the customer number
+// removed (it belongs to the customer record).
+type Target struct {
+	ID           int64                 `json:"id"`
+	TenantID     string                `json:"tenantId"`
+	SourceSystem string                `json:"sourceSystem"`
+	ExternalID   string                `json:"externalId"`
+	Status       TargetStatus          `json:"status"`
+	Data         connect.InboundTarget `json:"data"`
+	CreatedAt    time.Time             `json:"createdAt"`
+	UpdatedAt    time.Time             `json:"updatedAt"`
+}
+
+// Job is an import job as stored.
+type Job struct {
+	TenantID                 string `json:"tenantId"`
+	ClientID                 string `json:"clientId"`
+	connect.ImportJobDetails `json:",inline"`
+}
+
+// JobFilter selects jobs by status and source system; empty fields match all.
+// Matching is exact and case-insensitive.
+type JobFilter struct {
+	Status       string
+	SourceSystem string
+}
+
+// IdempotencyKey is the scope of an idempotency key: keys of different clients
+// never meet.
+type IdempotencyKey struct {
+	TenantID string `json:"tenantId"`
+	ClientID string `json:"clientId"`
+	Key      string `json:"key"`
+}
+
+// IdempotencyRecord is the stored outcome of an idempotent write: either a result
+// (Result, Created) or a request error (ErrorCode, ErrorMessage).
+type IdempotencyRecord struct {
+	Key          IdempotencyKey    `json:"key"`
+	Fingerprint  []byte            `json:"fingerprint"`
+	CreatedAt    time.Time         `json:"createdAt"`
+	Created      bool              `json:"created"`
+	Result       []byte            `json:"result"`
+	ErrorCode    connect.ErrorCode `json:"errorCode,omitempty"`
+	ErrorMessage string            `json:"errorMessage,omitempty"`
+}
