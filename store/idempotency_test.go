@@ -1,0 +1,215 @@
+package store_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/errors"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/store"
+	"github.com/integration-connect/connect/store/bolt"
+)
+
+func mustOpen(t testing.TB) *bolt.Store {
+	t.Helper()
+	s, err := bolt.OpenDir(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+var (
+	caller = connect.Caller{TenantID: "t1", ClientID: "c1"}
+	t0     = time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
+)
+
+// counter is an idempotent write that counts how often it really ran by
+// creating one target per run.
+type counter struct {
+	s    *bolt.Store
+	runs int
+}
+
+func (c *counter) write(w store.Write, result string, failWith error) (store.Outcome[string], error) {
+	return store.RunIdempotent(bgctx, c.s, w, func() (store.TxFunc[string], error) {
+		if failWith != nil {
+			return nil, failWith
+		}
+		return func(tx store.Tx) (string, bool, error) {
+			target := &store.Target{TenantID: "t1", SourceSystem: "s", ExternalID: result + time.Now().String()}
+			if err := tx.CreateTarget(target); err != nil {
+				return "", false, err
+			}
+			c.runs++
+			return result, true, nil
+		}, nil
+	})
+}
+
+func write(key, body string, now time.Time) store.Write {
+	return store.Write{Caller: caller, Key: key, Operation: "POST /x", Body: []byte(body), Now: now, Retention: 24 * time.Hour}
+}
+
+func TestRunIdempotent(t *testing.T) {
+	c := &counter{s: mustOpen(t)}
+
+	first, err := c.write(write("k1", `{"a":1,"b":[1,2]}`, t0), "first", nil)
+	if err != nil || first.Value != "first" || !first.Created || first.Replayed {
+		t.Fatalf("first call = %+v, %v", first, err)
+	}
+	// Same request, other key order and white space: replayed, not run.
+	again, err := c.write(write("k1", `{ "b": [1, 2], "a": 1 }`, t0.Add(time.Minute)), "second", nil)
+	if err != nil || again.Value != "first" || !again.Created || !again.Replayed {
+		t.Errorf("replay = %+v, %v; want the first outcome replayed", again, err)
+	}
+	// Same key, different body.
+	_, err = c.write(write("k1", `{"a":2}`, t0.Add(time.Minute)), "third", nil)
+	if connect.ErrorCodeOf(err) != connect.CodeIdempotencyKeyReused {
+		t.Errorf("different body: got %v, want IdempotencyKeyReused", err)
+	}
+	// Same key, same body, other operation.
+	w := write("k1", `{"a":1,"b":[1,2]}`, t0)
+	w.Operation = "POST /y"
+	if _, err = c.write(w, "fourth", nil); connect.ErrorCodeOf(err) != connect.CodeIdempotencyKeyReused {
+		t.Errorf("different operation: got %v, want IdempotencyKeyReused", err)
+	}
+	// Same key of another client is another key.
+	w = write("k1", `{"a":1,"b":[1,2]}`, t0)
+	w.Caller.ClientID = "c2"
+	if out, err := c.write(w, "other client", nil); err != nil || out.Replayed {
+		t.Errorf("other client's key: %+v, %v; want a fresh run", out, err)
+	}
+	// No key: runs every time.
+	for range 2 {
+		if out, err := c.write(write("", `{}`, t0), "keyless", nil); err != nil || out.Replayed {
+			t.Errorf("keyless write: %+v, %v", out, err)
+		}
+	}
+	if c.runs != 4 {
+		t.Errorf("the write ran %d times, want 4", c.runs)
+	}
+}
+
+func TestRunIdempotentExpiry(t *testing.T) {
+	c := &counter{s: mustOpen(t)}
+	if _, err := c.write(write("k", `{}`, t0), "first", nil); err != nil {
+		t.Fatal(err)
+	}
+	// After the retention time the key is free again, even for another body.
+	out, err := c.write(write("k", `{"other":true}`, t0.Add(24*time.Hour)), "later", nil)
+	if err != nil || out.Replayed || out.Value != "later" {
+		t.Fatalf("after retention: %+v, %v; want a fresh run", out, err)
+	}
+	// Expired records of other keys are purged by later writes.
+	if _, err := c.write(write("k2", `{}`, t0.Add(72*time.Hour)), "x", nil); err != nil {
+		t.Fatal(err)
+	}
+	err = c.s.View(bgctx, func(tx store.Tx) error {
+		_, err := tx.IdempotencyRecord(store.IdempotencyKey{TenantID: "t1", ClientID: "c1", Key: "k"})
+		return err
+	})
+	if !errors.Is(err, connect.ErrNotFound) {
+		t.Errorf("expired record still stored: %v", err)
+	}
+}
+
+func TestRunIdempotentRecordsRequestErrors(t *testing.T) {
+	c := &counter{s: mustOpen(t)}
+	bad := connect.Errorf(connect.CodeInvalidRequest, "targets must be an array")
+	_, err := c.write(write("k", `{"targets":1}`, t0), "", bad)
+	if connect.ErrorCodeOf(err) != connect.CodeInvalidRequest {
+		t.Fatalf("first call: %v", err)
+	}
+	// The retry answers the recorded error, marked as replayed, without running.
+	out, err := c.write(write("k", `{"targets":1}`, t0), "ok", nil)
+	if connect.ErrorCodeOf(err) != connect.CodeInvalidRequest || !out.Replayed || !strings.Contains(err.Error(), "targets must be an array") {
+		t.Errorf("retry = %+v, %v; want the recorded InvalidRequest, replayed", out, err)
+	}
+	// An internal fault is not recorded: a retry runs.
+	_, err = c.write(write("k-internal", `{}`, t0), "", errors.New("disk on fire"))
+	if connect.ErrorCodeOf(err) != connect.CodeInternalError {
+		t.Fatalf("internal fault: %v", err)
+	}
+	out, err = c.write(write("k-internal", `{}`, t0), "ok", nil)
+	if err != nil || out.Replayed || out.Value != "ok" {
+		t.Errorf("retry after an internal fault = %+v, %v; want a fresh run", out, err)
+	}
+	if c.runs != 1 {
+		t.Errorf("ran %d times, want 1", c.runs)
+	}
+}
+
+func TestRunIdempotentKeyInUse(t *testing.T) {
+	s := mustOpen(t)
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error)
+	go func() {
+		_, err := store.RunIdempotent(bgctx, s, write("busy", `{}`, t0), func() (store.TxFunc[int], error) {
+			close(started)
+			<-release
+			return func(store.Tx) (int, bool, error) { return 1, false, nil }, nil
+		})
+		done <- err
+	}()
+	<-started
+	_, err := store.RunIdempotent(bgctx, s, write("busy", `{}`, t0), func() (store.TxFunc[int], error) {
+		t.Error("the second request ran while the first was in progress")
+		return nil, nil
+	})
+	if connect.ErrorCodeOf(err) != connect.CodeIdempotencyKeyInUse {
+		t.Errorf("concurrent request: got %v, want IdempotencyKeyInUse", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	out, err := store.RunIdempotent(bgctx, s, write("busy", `{}`, t0), func() (store.TxFunc[int], error) {
+		t.Error("ran again after completion")
+		return nil, nil
+	})
+	if err != nil || !out.Replayed || out.Value != 1 {
+		t.Errorf("after completion = %+v, %v; want a replay", out, err)
+	}
+}
+
+func TestValidateIdempotencyKey(t *testing.T) {
+	tests := []struct {
+		key string
+		ok  bool
+	}{
+		{"a", true},
+		{"order-2026-11-21/42 ✓", true},
+		{strings.Repeat("k", 255), true},
+		{"", false},
+		{strings.Repeat("k", 256), false},
+		{"tab\there", false},
+		{"new\nline", false},
+	}
+	for _, tc := range tests {
+		err := store.ValidateIdempotencyKey(tc.key)
+		if (err == nil) != tc.ok {
+			t.Errorf("ValidateIdempotencyKey(%q) = %v, want ok=%v", tc.key, err, tc.ok)
+		}
+		if err != nil && connect.ErrorCodeOf(err) != connect.CodeInvalidRequest {
+			t.Errorf("ValidateIdempotencyKey(%q) code = %s", tc.key, connect.ErrorCodeOf(err))
+		}
+	}
+}
+
+func TestFingerprintIgnoresFormatting(t *testing.T) {
+	a := store.Fingerprint("POST /x", []byte(`{"a":1,"b":{"c":"d","e":[1,2]}}`))
+	b := store.Fingerprint("POST /x", []byte("{\n  \"b\": {\"e\": [1, 2], \"c\": \"d\"},\n  \"a\": 1.0\n}"))
+	if string(a) != string(b) {
+		t.Error("fingerprints of the same JSON differ")
+	}
+	if string(a) == string(store.Fingerprint("POST /y", []byte(`{"a":1,"b":{"c":"d","e":[1,2]}}`))) {
+		t.Error("fingerprints of different operations are equal")
+	}
+	if string(store.Fingerprint("POST /x", []byte("not json"))) == string(store.Fingerprint("POST /x", []byte("not  json"))) {
+		t.Error("invalid JSON bodies must be compared byte for byte")
+	}
+}
