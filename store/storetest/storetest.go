@@ -266,7 +266,9 @@ func testJobList(t *testing.T, open Opener) {
 
 func testIdempotency(t *testing.T, open Opener) {
 	s, _ := openFresh(t, open)
-	key := func(k string) store.IdempotencyKey { return store.IdempotencyKey{TenantID: "t1", ClientID: "c1", Key: k} }
+	key := func(k string) store.IdempotencyKey {
+		return store.IdempotencyKey{TenantID: "t1", ClientID: "c1", Key: k}
+	}
 	records := []*store.IdempotencyRecord{
 		{Key: key("old"), Fingerprint: []byte("f1"), CreatedAt: t0, Result: []byte(`{"a":1}`)},
 		{Key: key("middle"), Fingerprint: []byte("f2"), CreatedAt: t0.Add(time.Hour), ErrorCode: connect.CodeInvalidRequest, ErrorMessage: "bad"},
