@@ -65,7 +65,7 @@ func requireObject(body []byte) error {
 
 func envelopeProblem(err error) string {
 	var semantic *json.SemanticError
-	if errors.As(err, &semantic) && semantic.GoType == nil && semantic.JSONPointer.IsValid() {
+	if errors.As(err, &semantic) && errors.Is(semantic.Err, json.ErrUnknownName) {
 		return fmt.Sprintf("%s is not a field of a batch; the fields are sourceSystem, batchId, operation and targets", pointerPath(semantic.JSONPointer))
 	}
 	return typeProblem(err)

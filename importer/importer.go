@@ -7,6 +7,8 @@ package importer
 
 import (
 	"context"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/cockroachdb/errors"
@@ -104,11 +106,8 @@ func (s *Service) ImportBatchJSON(ctx context.Context, caller connect.Caller, bo
 		if err := s.checkEnvelope(b.InboundTargetBatch, len(b.Targets)); err != nil {
 			return nil, err
 		}
-		d := newDecoder()
 		items := make([]item, len(b.Targets))
-		for i, raw := range b.Targets {
-			items[i] = d.decodeTarget(raw)
-		}
+		inParallel(len(items), func(d *decoder, i int) { items[i] = d.decodeTarget(b.Targets[i]) })
 		return s.newRun(caller, b.InboundTargetBatch, items), nil
 	})
 }
@@ -143,9 +142,7 @@ func (s *Service) execute(ctx context.Context, caller connect.Caller, opts conne
 			return nil, err
 		}
 		r.now = w.Now
-		for i := range r.items {
-			prepare(&r.items[i])
-		}
+		inParallel(len(r.items), func(_ *decoder, i int) { prepare(&r.items[i]) })
 		return r.execute, nil
 	})
 	return connect.ImportOutcome{Result: out.Value, Created: out.Created, Replayed: out.Replayed}, err
@@ -173,4 +170,34 @@ func (s *Service) newRun(caller connect.Caller, b connect.InboundTargetBatch, it
 		r.sourceSystem = *b.SourceSystem
 	}
 	return r
+}
+
+// parallelThreshold is the batch size from which decoding and validating are
+// spread over the CPUs; below it the goroutines cost more than they save.
+const parallelThreshold = 64
+
+// inParallel calls fn for every index in [0, n), spread over GOMAXPROCS
+// goroutines with a decoder each. The work per item is independent and done
+// outside the store transaction, so a large batch uses every core while the
+// one writer stays free.
+func inParallel(n int, fn func(d *decoder, i int)) {
+	workers := min(runtime.GOMAXPROCS(0), (n+parallelThreshold-1)/parallelThreshold)
+	if workers <= 1 {
+		d := newDecoder()
+		for i := range n {
+			fn(d, i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (n + workers - 1) / workers
+	for start := 0; start < n; start += chunk {
+		wg.Go(func() {
+			d := newDecoder()
+			for i := start; i < min(n, start+chunk); i++ {
+				fn(d, i)
+			}
+		})
+	}
+	wg.Wait()
 }

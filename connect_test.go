@@ -1,0 +1,140 @@
+package connect_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/errors"
+	"github.com/go-json-experiment/json"
+
+	"github.com/integration-connect/connect"
+)
+
+func TestErrorsMatchByCode(t *testing.T) {
+	err := errors.Wrap(connect.Errorf(connect.CodeNotFound, "import job %d not found", 7), "loading")
+	if !errors.Is(err, connect.ErrNotFound) {
+		t.Error("a wrapped NotFound does not match ErrNotFound")
+	}
+	if errors.Is(err, connect.ErrInvalidRequest) {
+		t.Error("NotFound matches ErrInvalidRequest")
+	}
+	if got := connect.ErrorCodeOf(err); got != connect.CodeNotFound {
+		t.Errorf("ErrorCodeOf = %s", got)
+	}
+	if got := connect.ErrorCodeOf(errors.New("disk full")); got != connect.CodeInternalError {
+		t.Errorf("ErrorCodeOf(plain error) = %s, want InternalError", got)
+	}
+	if connect.ErrorCodeOf(nil) != "" || connect.AsError(nil) != nil {
+		t.Error("nil error has a code")
+	}
+	scopeErr := connect.Caller{}.RequireScope(connect.ScopeImportJobsRead)
+	if e := connect.AsError(scopeErr); e == nil || e.Code != connect.CodeInsufficientScope || e.RequiredScope != connect.ScopeImportJobsRead {
+		t.Errorf("RequireScope = %v", scopeErr)
+	}
+}
+
+func TestDate(t *testing.T) {
+	var v struct {
+		D  connect.Date  `json:"d"`
+		DP *connect.Date `json:"dp"`
+	}
+	if err := json.Unmarshal([]byte(`{"d":"2026-11-21","dp":null}`), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.D != (connect.Date{Year: 2026, Month: time.November, Day: 21}) || v.DP != nil {
+		t.Errorf("decoded %+v", v)
+	}
+	out, _ := json.Marshal(v)
+	if string(out) != `{"d":"2026-11-21","dp":null}` {
+		t.Errorf("encoded %s", out)
+	}
+	for _, bad := range []string{`"2026-11-31"`, `"21.11.2026"`, `"2026-11-21T00:00:00Z"`, `20261121`} {
+		if err := json.Unmarshal([]byte(`{"d":`+bad+`}`), &v); err == nil {
+			t.Errorf("%s decoded as a date", bad)
+		}
+	}
+	if got := (connect.Date{Year: 2026, Month: 3, Day: 29}).In(time.UTC); !got.Equal(time.Date(2026, 3, 29, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("In = %v", got)
+	}
+}
+
+func TestParseScopes(t *testing.T) {
+	got, err := connect.ParseScopes(" import_jobs.read, customers.map ")
+	if err != nil || len(got) != 2 || got[0] != connect.ScopeImportJobsRead || got[1] != connect.ScopeCustomersMap {
+		t.Errorf("ParseScopes = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", " , ", "import_jobs.write", "IMPORT_JOBS.READ"} {
+		if _, err := connect.ParseScopes(bad); connect.ErrorCodeOf(err) != connect.CodeInvalidRequest {
+			t.Errorf("ParseScopes(%q) = %v, want InvalidRequest", bad, err)
+		}
+	}
+}
+
+func TestValidateNamesFieldPaths(t *testing.T) {
+	minutes, lat := 481, 91.0
+	email, start := "nope", time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	target := connect.InboundTarget{
+		ExternalID: "x", Title: " ",
+		Contact:  &connect.InboundTargetContact{Email: &email},
+		Address:  &connect.InboundTargetAddress{Latitude: &lat},
+		Planning: &connect.InboundTargetPlanning{EstimatedWorkMinutes: &minutes, TimeWindowStartUtc: &start, TimeWindowEndUtc: &start},
+	}
+	err := connect.Validate(&target)
+	want := []string{
+		"title is required and must not be blank",
+		"contact.email must be a valid email address",
+		"address.latitude must be between -90 and 90",
+		"planning.estimatedWorkMinutes must be between 5 and 480",
+		"planning.timeWindowEndUtc must be after planning.timeWindowStartUtc",
+	}
+	if connect.ErrorCodeOf(err) != connect.CodeInvalidRequest {
+		t.Fatalf("Validate = %v", err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("message %q lacks %q", err, w)
+		}
+	}
+	if err := connect.Validate(&connect.InboundTarget{ExternalID: "x", Title: "y"}); err != nil {
+		t.Errorf("a minimal target is invalid: %v", err)
+	}
+}
+
+func TestJobQueryPage(t *testing.T) {
+	p := func(i int) *int { return &i }
+	tests := []struct {
+		q                  connect.JobQuery
+		wantSkip, wantTake int
+	}{
+		{connect.JobQuery{}, 0, 50},
+		{connect.JobQuery{Skip: p(-1), Take: p(0)}, 0, 1},
+		{connect.JobQuery{Skip: p(7), Take: p(200)}, 7, 200},
+		{connect.JobQuery{Take: p(201)}, 0, 200},
+		{connect.JobQuery{Take: p(-3)}, 0, 1},
+	}
+	for _, tc := range tests {
+		if skip, take := tc.q.Page(); skip != tc.wantSkip || take != tc.wantTake {
+			t.Errorf("Page() = %d, %d; want %d, %d", skip, take, tc.wantSkip, tc.wantTake)
+		}
+	}
+}
+
+func TestCountersAndStatus(t *testing.T) {
+	items := []connect.InboundImportItemResult{
+		{Status: connect.ItemImported}, {Status: connect.ItemUpdated, Warnings: []connect.InboundImportWarning{{Code: "X"}}},
+		{Status: connect.ItemCancelled}, {Status: connect.ItemRejected, Warnings: []connect.InboundImportWarning{{Code: "Y"}}},
+	}
+	c := connect.CountItems(items)
+	if c != (connect.ImportCounters{TotalItems: 4, CreatedItems: 1, UpdatedItems: 1, CancelledItems: 1, RejectedItems: 1, WarningItems: 2}) {
+		t.Errorf("CountItems = %+v", c)
+	}
+	for _, tc := range []struct {
+		rejected, total int
+		want            connect.JobStatus
+	}{{0, 3, connect.JobAccepted}, {1, 3, connect.JobPartiallyAccepted}, {3, 3, connect.JobRejected}} {
+		if got := (connect.ImportCounters{TotalItems: tc.total, RejectedItems: tc.rejected}).Status(); got != tc.want {
+			t.Errorf("%d of %d rejected: %s, want %s", tc.rejected, tc.total, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,189 @@
+package importer_test
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/importer"
+	"github.com/integration-connect/connect/store"
+	"github.com/integration-connect/connect/store/bolt"
+)
+
+// realisticTarget is a target as an ERP sends it: address with coordinates,
+// customer, contact, planning, business value and a few custom fields.
+func realisticTarget(prefix string, i int) string {
+	return fmt.Sprintf(`{
+  "externalId": "%s-%06d", "externalType": "WorkOrder", "templateKey": "maintenance",
+  "title": "Annual boiler maintenance %d", "description": "Check burner, clean heat exchanger, measure flue gas.",
+  "customer": {"externalId": "CUST-%d", "customerNumber": "K-%d", "name": "Customer %d GmbH", "email": "service%d@example.com", "phone": "+49 30 1234567"},
+  "contact": {"externalId": "CON-%d", "firstName": "Anna", "lastName": "Schmidt", "email": "anna%d@example.com", "mobile": "+49 170 1234567"},
+  "address": {"street": "Hauptstraße %d", "postalCode": "10115", "city": "Berlin", "country": "DE", "latitude": %.5f, "longitude": %.5f},
+  "planning": {"routeDate": "2026-11-23", "timeWindowStartUtc": "2026-11-23T07:00:00Z", "timeWindowEndUtc": "2026-11-23T15:00:00Z", "estimatedWorkMinutes": 60, "priority": "normal"},
+  "businessValue": {"expectedRevenue": 240.5, "closeProbability": 0.8, "customerTier": "gold"},
+  "customFields": {"contractNo": "V-%d", "boilerModel": "Vitodens 200"}
+}`, prefix, i, i, i%200, i%200, i%200, i%200, i%200, i%200, i, 52.4+float64(i%100)/500, 13.3+float64(i%97)/500, i)
+}
+
+func realisticBatch(prefix string, n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"sourceSystem":"erp","batchId":"` + prefix + `","targets":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(realisticTarget(prefix, i))
+	}
+	b.WriteString("]}")
+	return b.Bytes()
+}
+
+// BenchmarkImportBatch imports batches of 1,000 new realistic targets through
+// the importer, on bbolt with fsync.
+func BenchmarkImportBatch(b *testing.B) {
+	e := newEnvWith(b, importer.Config{Now: time.Now})
+	const n = 1000
+	b.ResetTimer()
+	for i := range b.N {
+		b.StopTimer()
+		body := realisticBatch(fmt.Sprintf("B%d", i), n)
+		b.StartTimer()
+		out, err := e.svc.ImportBatchJSON(bg, caller, body, connect.WriteOptions{})
+		if err != nil || out.Result.CreatedItems != n {
+			b.Fatalf("import: %v, %+v", err, out.Result.ImportCounters)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "items/s")
+}
+
+// BenchmarkRawBoltPut is the floor BenchmarkImportBatch is measured against:
+// decode the same batch with the same JSON library and put every target, JSON
+// encoded, into bbolt in one transaction with fsync. No validation, no
+// lookups, no job, no idempotency.
+func BenchmarkRawBoltPut(b *testing.B) {
+	db, err := bbolt.Open(b.TempDir()+"/raw.db", 0o600, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	const n = 1000
+	b.ResetTimer()
+	for i := range b.N {
+		b.StopTimer()
+		body := realisticBatch(fmt.Sprintf("B%d", i), n)
+		b.StartTimer()
+		var batch connect.InboundTargetBatch
+		if err := json.Unmarshal(body, &batch); err != nil {
+			b.Fatal(err)
+		}
+		err := db.Update(func(tx *bbolt.Tx) error {
+			bucket, err := tx.CreateBucketIfNotExists([]byte("targets"))
+			if err != nil {
+				return err
+			}
+			for _, t := range batch.Targets {
+				data, err := json.Marshal(t)
+				if err != nil {
+					return err
+				}
+				if err := bucket.Put([]byte(t.ExternalID), data); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "items/s")
+}
+
+// BenchmarkImportSingleParallel imports single targets from 64 goroutines at
+// once, with group commit and with one transaction (one fsync) per import.
+func BenchmarkImportSingleParallel(b *testing.B) {
+	for _, mode := range []struct {
+		name string
+		opts bolt.Options
+	}{
+		{"group-commit", bolt.Options{}},
+		{"tx-per-import", bolt.Options{NoGroupCommit: true}},
+	} {
+		b.Run(mode.name, func(b *testing.B) {
+			s, err := bolt.OpenDir(b.TempDir(), &mode.opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			svc := importer.New(importer.Config{Store: s})
+			var seq atomic.Int64
+			b.SetParallelism(max(1, 64/runtimeProcs()))
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					body := []byte(realisticTarget("S", int(seq.Add(1))))
+					out, err := svc.ImportTargetJSON(bg, caller, body, connect.WriteOptions{})
+					if err != nil || !out.Created {
+						b.Errorf("import: %v, %+v", err, out.Result.Items)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "imports/s")
+		})
+	}
+}
+
+// BenchmarkListJobs lists one filtered page (take 50) from stores holding
+// 1,000 and 100,000 jobs; a third of them match the filter.
+func BenchmarkListJobs(b *testing.B) {
+	for _, jobs := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
+			e := newEnvWith(b, importer.Config{})
+			seedJobs(b, e.store, jobs)
+			q := connect.JobQuery{Status: "Rejected", Take: ptr(50)}
+			b.ResetTimer()
+			for range b.N {
+				list, err := e.svc.ListJobs(bg, caller, q)
+				if err != nil || len(list.Jobs) != 50 {
+					b.Fatalf("list: %v, %d jobs", err, len(list.Jobs))
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pages/s")
+		})
+	}
+}
+
+// seedJobs writes n one-item jobs directly through the store, in large
+// transactions, cycling through the three job statuses.
+func seedJobs(b *testing.B, s store.Store, n int) {
+	statuses := []connect.JobStatus{connect.JobAccepted, connect.JobPartiallyAccepted, connect.JobRejected}
+	for start := 0; start < n; start += 10_000 {
+		err := s.Update(bg, func(tx store.Tx) error {
+			for i := start; i < min(n, start+10_000); i++ {
+				j := &store.Job{TenantID: caller.TenantID, ClientID: caller.ClientID}
+				j.SourceSystem = "erp"
+				j.Status = statuses[i%3]
+				j.CreatedAtUtc = clock
+				j.Items = []connect.InboundImportItemResult{{ExternalID: fmt.Sprint(i), Status: connect.ItemImported}}
+				j.ImportCounters = connect.CountItems(j.Items)
+				if err := tx.CreateJob(j); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
