@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/integration-connect/connect"
+)
+
+// buildBinary builds connectd once for the end-to-end tests.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the real binary")
+	}
+	bin := filepath.Join(t.TempDir(), "connectd")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// daemon is a running connectd serve.
+type daemon struct {
+	cmd    *exec.Cmd
+	url    string
+	stderr *strings.Builder
+}
+
+var listening = regexp.MustCompile(`connectd listening on (http://\S+)`)
+
+func startDaemon(t *testing.T, bin string, args ...string) *daemon {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &daemon{cmd: cmd, stderr: &strings.Builder{}}
+	cmd.Stderr = d.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		if m := listening.FindStringSubmatch(lines.Text()); m != nil {
+			d.url = m[1]
+			go func() { _, _ = io.Copy(io.Discard, stdout) }()
+			return d
+		}
+	}
+	t.Fatalf("connectd did not start: %s", d.stderr)
+	return nil
+}
+
+// stop sends SIGTERM and returns the exit status.
+func (d *daemon) stop(t *testing.T) int {
+	t.Helper()
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- d.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("connectd did not stop within 20 s of SIGTERM")
+	}
+	return d.cmd.ProcessState.ExitCode()
+}
+
+func call(t *testing.T, method, url, key, body string) (int, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// TestEndToEnd builds the binary, creates a key, serves, imports a batch,
+// reads the job back, stops with SIGTERM and finds the data after a restart.
+func TestEndToEnd(t *testing.T) {
+	bin := buildBinary(t)
+	data := filepath.Join(t.TempDir(), "data")
+
+	out, err := exec.Command(bin, "keys", "create", "--tenant", "acme", "--client", "erp", "--source-system", "sap",
+		"--scopes", "inbound.targets.batch.write,import_jobs.read", "--data", data).Output()
+	if err != nil {
+		t.Fatalf("keys create: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	key := lines[len(lines)-1]
+
+	d := startDaemon(t, bin, "--data", data)
+	status, body := call(t, "POST", d.url+"/inbound/targets/batch", key,
+		`{"batchId":"e2e","targets":[{"externalId":"E1","title":"One","address":{"latitude":52.5,"longitude":13.4}},{"externalId":"E2","title":"Two","planning":{"estimatedWorkMinutes":1000}}]}`)
+	var result connect.InboundImportResult
+	if err := json.Unmarshal(body, &result); status != 200 || err != nil || result.CreatedItems != 1 || result.RejectedItems != 1 {
+		t.Fatalf("batch import: %d %s", status, body)
+	}
+	jobPath := fmt.Sprintf("/import-jobs/%d", result.ImportJobID)
+	status, before := call(t, "GET", d.url+jobPath, key, "")
+	if status != 200 {
+		t.Fatalf("read job: %d %s", status, before)
+	}
+
+	// An admin command on the data of a running server fails fast and clearly.
+	start := time.Now()
+	cmd := exec.Command(bin, "keys", "list", "--data", data)
+	msg, err := cmd.CombinedOutput()
+	if err == nil || cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(msg), "in use by another process") || time.Since(start) > 10*time.Second {
+		t.Errorf("keys list while serving: %v after %v: %s", err, time.Since(start), msg)
+	}
+
+	if code := d.stop(t); code != 0 {
+		t.Fatalf("exit status %d after SIGTERM; stderr:\n%s", code, d.stderr)
+	}
+	if !strings.Contains(d.stderr.String(), "shutting down") {
+		t.Errorf("no shutdown log line:\n%s", d.stderr)
+	}
+
+	d = startDaemon(t, bin, "--data", data)
+	status, after := call(t, "GET", d.url+jobPath, key, "")
+	if status != 200 || string(after) != string(before) {
+		t.Errorf("after restart: %d\n%s\nwant\n%s", status, after, before)
+	}
+	if code := d.stop(t); code != 0 {
+		t.Errorf("second exit status %d", code)
+	}
+}
+
+// TestDevMode: --dev on an empty store creates one demo client, prints its key
+// and a curl line, and does it only once.
+func TestDevMode(t *testing.T) {
+	bin := buildBinary(t)
+	data := filepath.Join(t.TempDir(), "data")
+	cmd := exec.Command(bin, "serve", "--dev", "--addr", "127.0.0.1:0", "--data", data)
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	var key, curl, url string
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() && curl == "" {
+		line := strings.TrimSpace(lines.Text())
+		switch {
+		case listening.MatchString(line):
+			url = listening.FindStringSubmatch(line)[1]
+		case strings.HasPrefix(line, "ick_"):
+			key = line
+		case strings.HasPrefix(line, "curl "):
+			curl = line
+		}
+	}
+	if key == "" || !strings.Contains(curl, key) || !strings.Contains(curl, "/integration/health") {
+		t.Fatalf("dev output lacks the key or the curl line: key %q curl %q", key, curl)
+	}
+	if status, body := call(t, "GET", url+"/integration/health", key, ""); status != 200 {
+		t.Errorf("demo key: %d %s", status, body)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+
+	second := startDaemon(t, bin, "--dev", "--data", data)
+	second.stop(t)
+	if out, _ := exec.Command(bin, "keys", "list", "--data", data).Output(); strings.Count(string(out), "demo-client") != 1 {
+		t.Errorf("demo client created more than once:\n%s", out)
+	}
+}

@@ -1,0 +1,70 @@
+// Command connectd is the Integration Connect server and its admin commands.
+//
+//	connectd serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev]
+//	connectd keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR]
+//	connectd keys list [--tenant T] [--data DIR]
+//	connectd keys revoke --tenant T --client C [--data DIR]
+//	connectd version
+//
+// Every command takes --help. The data directory defaults to ./connect-data (or
+// $CONNECT_DATA) and holds the bbolt file connect.db.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// command is one sub-command: its name, a one-line summary, and its code.
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "run the HTTP server", runServe},
+		{"keys", "create, list and revoke API keys (keys create|list|revoke)", runKeys},
+		{"version", "print the version", runVersion},
+	}
+}
+
+// run executes the command line and returns the exit status: 0 on success, 2 on
+// a usage error, 1 on any other failure.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || isHelp(args[0]) {
+		usage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return exitStatus(c.run(ctx, args[1:], stdout, stderr), stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "connectd: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: connectd <command> [flags]\n\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'connectd <command> --help' for the flags of a command.")
+}
+
+func isHelp(arg string) bool { return arg == "-h" || arg == "--help" || arg == "help" }

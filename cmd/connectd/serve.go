@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/cockroachdb/errors"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/httpapi"
+	"github.com/integration-connect/connect/importer"
+	"github.com/integration-connect/connect/store"
+	"github.com/integration-connect/connect/store/bolt"
+)
+
+// Server timeouts: generous enough for a 10 MiB batch on a slow link, short
+// enough that idle or stalled connections do not pile up.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 2 * time.Minute
+	writeTimeout      = 2 * time.Minute
+	idleTimeout       = 2 * time.Minute
+	shutdownTimeout   = 30 * time.Second
+)
+
+// serveOptions are the flags of connectd serve.
+type serveOptions struct {
+	data, addr, basePath, metricsAddr string
+	dev                               bool
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("serve", "serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev]", stderr)
+	var o serveOptions
+	fs.StringVar(&o.data, "data", envOr("CONNECT_DATA", "./connect-data"), "data directory holding connect.db, created if missing (env CONNECT_DATA)")
+	fs.StringVar(&o.addr, "addr", envOr("CONNECT_ADDR", "127.0.0.1:8080"), "address to listen on (env CONNECT_ADDR)")
+	fs.StringVar(&o.basePath, "base-path", httpapi.DefaultBasePath, "base path of the import API")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics on this address instead of the main listener")
+	fs.BoolVar(&o.dev, "dev", false, "on a store without clients, create a demo client with every scope and print its key")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	srv, err := startServer(ctx, o, stdout, logger)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	logger.Info("shutting down: finishing in-flight requests")
+	return srv.Close()
+}
+
+// server is a running connectd: listeners, HTTP servers and the store.
+type server struct {
+	store   *bolt.Store
+	servers []*http.Server
+	addr    string
+	logger  *slog.Logger
+}
+
+// startServer opens the store, wires the services and starts listening. It
+// returns once the listeners accept connections.
+func startServer(ctx context.Context, o serveOptions, stdout io.Writer, logger *slog.Logger) (*server, error) {
+	db, err := openStore(o.data)
+	if err != nil {
+		return nil, err
+	}
+	s := &server{store: db, logger: logger}
+	if err := s.start(ctx, o, stdout); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) error {
+	clients := &store.Clients{Store: s.store}
+	imports := importer.New(importer.Config{Store: s.store})
+	handler, err := httpapi.New(httpapi.Config{
+		BasePath: o.basePath, Clients: clients, Importer: imports, Jobs: imports,
+		Logger: s.logger, MetricsElsewhere: o.metricsAddr != "",
+	})
+	if err != nil {
+		return err
+	}
+	if s.addr, err = s.listen(o.addr, handler); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "connectd listening on http://%s%s (data in %s)\n", s.addr, o.basePath, o.data)
+	if o.metricsAddr != "" {
+		metricsAddr, err := s.listen(o.metricsAddr, handler.Metrics())
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "metrics on http://%s/metrics\n", metricsAddr)
+	}
+	if o.dev {
+		return createDemoClient(ctx, clients, s.addr, o.basePath, stdout)
+	}
+	return nil
+}
+
+// listen starts an HTTP server for h on addr and returns the address it got
+// (useful with port 0).
+func (s *server) listen(addr string, h http.Handler) (string, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", errors.Wrapf(err, "listening on %s", addr)
+	}
+	srv := &http.Server{
+		Handler: h, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
+		WriteTimeout: writeTimeout, IdleTimeout: idleTimeout,
+		ErrorLog: slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+	}
+	s.servers = append(s.servers, srv)
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.logger.Error("server stopped", "addr", addr, "error", err)
+		}
+	}()
+	return ln.Addr().String(), nil
+}
+
+// Close lets in-flight requests finish (up to 30 s), then closes the store.
+func (s *server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	var errs error
+	for _, srv := range s.servers {
+		errs = errors.CombineErrors(errs, srv.Shutdown(ctx))
+	}
+	return errors.CombineErrors(errs, s.store.Close())
+}
+
+// createDemoClient gives a fresh development store one client with every scope
+// and prints its key and a curl line to try it.
+func createDemoClient(ctx context.Context, clients *store.Clients, addr, basePath string, stdout io.Writer) error {
+	existing, err := clients.ListClients(ctx, "")
+	if err != nil || len(existing) > 0 {
+		return err
+	}
+	_, key, err := clients.CreateClient(ctx, connect.NewClient{TenantID: "demo", ClientID: "demo-client", SourceSystem: "demo", Scopes: connect.AllScopes})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nDev mode: created client demo-client of tenant demo with every scope. Its API key (shown once):\n\n  %s\n\nTry it:\n\n  curl -H 'Authorization: Bearer %s' http://%s%s/integration/health\n\n", key, key, addr, basePath)
+	return nil
+}

@@ -1,0 +1,197 @@
+// Package httpapi is the REST host of Integration Connect: an http.Handler that
+// authenticates, decodes, calls the library's services and encodes. Every rule of
+// the contract that is not about HTTP (validation, batch semantics, idempotency)
+// lives in the library; what lives here is each HTTP rule in one place: the route
+// table (scope and rate limit per route), the error → status table, the
+// correlation id, the body limit, and the metrics.
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/errors"
+	"github.com/julienschmidt/httprouter"
+	"golang.org/x/time/rate"
+
+	"github.com/integration-connect/connect"
+)
+
+// Defaults of Config.
+const (
+	DefaultBasePath     = "/api/v1"
+	DefaultMaxBodyBytes = 10 << 20
+	DefaultRateLimit    = rate.Limit(50)
+	DefaultRateBurst    = 100
+)
+
+// AppointmentsBasePath is where the appointment request preview lives, whatever
+// the import API's base path is.
+const AppointmentsBasePath = "/connect/v1"
+
+// Config configures a Handler. Zero values take the documented defaults.
+type Config struct {
+	// BasePath prefixes the import API's routes. Default /api/v1.
+	BasePath string
+	// Clients authenticates API keys. Required.
+	Clients connect.ClientRegistry
+	// Importer imports targets (endpoints 2 and 3). Required.
+	Importer connect.Importer
+	// Jobs reads import jobs (endpoints 4 and 5). Required.
+	Jobs connect.JobStore
+	// Logger receives one line per request and every fault; nil means slog.Default().
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// MaxBodyBytes caps request bodies (PayloadTooLarge beyond). Default 10 MiB.
+	MaxBodyBytes int64
+	// RateLimit and RateBurst size each client's token bucket. Defaults 50/s, 100.
+	RateLimit rate.Limit
+	RateBurst int
+	// MetricsElsewhere, when true, leaves GET /metrics out of this handler; serve
+	// Handler.Metrics() on another listener instead.
+	MetricsElsewhere bool
+}
+
+// Handler is the REST service. Create it with New.
+type Handler struct {
+	cfg     Config
+	router  *httprouter.Router
+	metrics *metrics
+	limiter *limiter
+	openapi []byte
+}
+
+// New returns the handler serving cfg's services.
+func New(cfg Config) (*Handler, error) {
+	if cfg.Clients == nil || cfg.Importer == nil || cfg.Jobs == nil {
+		return nil, errors.New("httpapi: Config needs Clients, Importer and Jobs")
+	}
+	cfg = withDefaults(cfg)
+	h := &Handler{
+		cfg:     cfg,
+		router:  httprouter.New(),
+		metrics: newMetrics(),
+		limiter: newLimiter(cfg.RateLimit, cfg.RateBurst, cfg.Now),
+	}
+	var err error
+	if h.openapi, err = openAPIDocument(cfg.BasePath); err != nil {
+		return nil, err
+	}
+	h.router.NotFound = http.HandlerFunc(h.notFound)
+	h.router.MethodNotAllowed = http.HandlerFunc(h.methodNotAllowed)
+	h.router.RedirectTrailingSlash = false
+	h.router.RedirectFixedPath = false
+	h.router.HandleOPTIONS = false
+	for _, rt := range h.routes() {
+		h.router.Handle(rt.method, rt.pattern, h.handle(rt))
+	}
+	return h, nil
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.BasePath == "" {
+		cfg.BasePath = DefaultBasePath
+	}
+	cfg.BasePath = "/" + strings.Trim(cfg.BasePath, "/")
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.RateLimit <= 0 {
+		cfg.RateLimit = DefaultRateLimit
+	}
+	if cfg.RateBurst <= 0 {
+		cfg.RateBurst = DefaultRateBurst
+	}
+	return cfg
+}
+
+// Metrics serves the handler's Prometheus metrics (its own registry, so two
+// handlers in one process never clash).
+func (h *Handler) Metrics() http.Handler { return h.metrics.handler() }
+
+// ServeHTTP implements http.Handler: it gives the request its correlation id,
+// recovers panics as InternalError, and records the request in the log and the
+// metrics once it is answered.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	info := &requestInfo{correlationID: correlationID(r), route: "unmatched"}
+	w.Header().Set(headerCorrelationID, info.correlationID)
+	rec := &statusRecorder{ResponseWriter: w}
+	r = r.WithContext(withRequestInfo(r.Context(), info))
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			h.log(r).Error("panic while serving a request", "panic", p, "stack", string(stack()))
+			if rec.status == 0 {
+				h.writeError(rec, r, errors.Newf("panic: %v", p))
+			}
+		}
+		h.finish(r, info, rec, time.Since(start))
+	}()
+	h.router.ServeHTTP(rec, r)
+}
+
+// finish writes the access log line and the request metrics.
+func (h *Handler) finish(r *http.Request, info *requestInfo, rec *statusRecorder, elapsed time.Duration) {
+	status := rec.statusCode()
+	h.metrics.observeRequest(info.route, r.Method, status, elapsed)
+	attrs := []any{"method", r.Method, "route", info.route, "status", status, "durationMs", elapsed.Milliseconds()}
+	if info.caller != nil {
+		attrs = append(attrs, "tenantId", info.caller.TenantID, "clientId", info.caller.ClientID)
+	}
+	h.log(r).Info("request", attrs...)
+}
+
+// log returns the logger for r: every line carries the correlation id.
+func (h *Handler) log(r *http.Request) *slog.Logger {
+	return h.cfg.Logger.With("correlationId", requestInfoFrom(r.Context()).correlationID)
+}
+
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	h.writeError(w, r, connect.Errorf(connect.CodeNotFound, "no resource at %s", r.URL.Path))
+}
+
+func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	h.writeError(w, r, connect.Errorf(connect.CodeMethodNotAllowed, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, w.Header().Get("Allow")))
+}
+
+// statusRecorder remembers the status code written.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusRecorder) statusCode() int {
+	if s.status == 0 {
+		return http.StatusOK
+	}
+	return s.status
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }

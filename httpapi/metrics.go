@@ -1,0 +1,71 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/integration-connect/connect"
+)
+
+// metrics are the handler's Prometheus metrics, on a registry of its own.
+type metrics struct {
+	registry    *prometheus.Registry
+	requests    *prometheus.CounterVec
+	duration    *prometheus.HistogramVec
+	items       *prometheus.CounterVec
+	replays     *prometheus.CounterVec
+	rateLimited *prometheus.CounterVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "connect_http_requests_total", Help: "HTTP requests answered, by route template, method and status.",
+		}, []string{"route", "method", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "connect_http_request_duration_seconds", Help: "Time to answer HTTP requests, by route template, method and status.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"route", "method", "status"}),
+		items: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "connect_imported_items_total", Help: "Imported targets, by item status (Imported, Updated, Cancelled, Rejected).",
+		}, []string{"status"}),
+		replays: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "connect_idempotent_replays_total", Help: "Write requests answered from a stored idempotent outcome, by route template.",
+		}, []string{"route"}),
+		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "connect_rate_limited_requests_total", Help: "Requests refused with 429 RateLimited, by route template.",
+		}, []string{"route"}),
+	}
+	m.registry.MustRegister(m.requests, m.duration, m.items, m.replays, m.rateLimited,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry})
+}
+
+func (m *metrics) observeRequest(route, method string, status int, elapsed time.Duration) {
+	code := strconv.Itoa(status)
+	m.requests.WithLabelValues(route, method, code).Inc()
+	m.duration.WithLabelValues(route, method, code).Observe(elapsed.Seconds())
+}
+
+// observeWrite counts a write answered from a stored outcome.
+func (m *metrics) observeWrite(r *http.Request, replayed bool) {
+	if replayed {
+		m.replays.WithLabelValues(requestInfoFrom(r.Context()).route).Inc()
+	}
+}
+
+func (m *metrics) observeItems(items []connect.InboundImportItemResult) {
+	for _, it := range items {
+		m.items.WithLabelValues(string(it.Status)).Inc()
+	}
+}
