@@ -150,7 +150,7 @@ func checkResponse(t testing.TB, req request, route *routers.Route, input *opena
 	}
 	out := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: input, Status: resp.status, Header: resp.header,
-		Body: io.NopCloser(bytes.NewReader(resp.body)),
+		Body:    io.NopCloser(bytes.NewReader(resp.body)),
 		Options: &openapi3filter.Options{IncludeResponseStatus: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
 	}
 	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
