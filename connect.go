@@ -831,10 +831,6 @@ const (
 	ServiceTypeInstallation = "installation"
 )
 
-// MaxAppointmentMetadataBytes bounds an appointment request's metadata, measured
-// as compact JSON (16 KiB).
-const MaxAppointmentMetadataBytes = 16 << 10
-
 // AppointmentTimeWindow is a span of time the requester prefers for the visit.
 // StartUtc must be before EndUtc.
 type AppointmentTimeWindow struct {
@@ -853,7 +849,8 @@ type NewAppointmentRequest struct {
 	Location             *InboundTargetLocation  `json:"location" validate:"required"`
 	PreferredTimeWindows []AppointmentTimeWindow `json:"preferredTimeWindows" validate:"max=10,dive"`
 	Description          *string                 `json:"description" validate:"omitnil,max=10000"`
-	// Metadata is any JSON object from the source system, kept as sent (compacted).
+	// Metadata is any JSON object from the source system, at most 16 KiB as
+	// compact JSON; it is kept as sent, compacted.
 	Metadata jsontext.Value `json:"metadata" validate:"omitempty,jsonobject,maxbytes=16384"`
 }
 
