@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/errors"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/go-playground/validator/v10"
 	"github.com/go-playground/validator/v10/non-standard/validators"
 )
@@ -748,6 +749,276 @@ type ClientRegistry interface {
 }
 
 // ---------------------------------------------------------------------------
+// Appointment requests (preview)
+
+// AppointmentStatus is the state of an appointment request. Which actions move a
+// request between states is the table appointments.Transitions.
+type AppointmentStatus string
+
+// The statuses of an appointment request (specification "Appointment request
+// statuses"). Completed, Rejected, Cancelled and Failed are final.
+const (
+	AppointmentSubmitted     AppointmentStatus = "Submitted"
+	AppointmentValidated     AppointmentStatus = "Validated"
+	AppointmentPendingReview AppointmentStatus = "PendingReview"
+	AppointmentAccepted      AppointmentStatus = "Accepted"
+	AppointmentRejected      AppointmentStatus = "Rejected"
+	AppointmentScheduled     AppointmentStatus = "Scheduled"
+	AppointmentAssigned      AppointmentStatus = "Assigned"
+	AppointmentInProgress    AppointmentStatus = "InProgress"
+	AppointmentCompleted     AppointmentStatus = "Completed"
+	AppointmentCancelled     AppointmentStatus = "Cancelled"
+	AppointmentFailed        AppointmentStatus = "Failed"
+)
+
+// AppointmentStatuses lists every status, in the order of the specification.
+var AppointmentStatuses = []AppointmentStatus{
+	AppointmentSubmitted, AppointmentValidated, AppointmentPendingReview, AppointmentAccepted,
+	AppointmentRejected, AppointmentScheduled, AppointmentAssigned, AppointmentInProgress,
+	AppointmentCompleted, AppointmentCancelled, AppointmentFailed,
+}
+
+// Valid reports whether s is one of AppointmentStatuses.
+func (s AppointmentStatus) Valid() bool {
+	for _, known := range AppointmentStatuses {
+		if s == known {
+			return true
+		}
+	}
+	return false
+}
+
+// AppointmentAction is what moves an appointment request from one status to the
+// next.
+type AppointmentAction string
+
+// The actions of the appointment lifecycle, grouped by who performs them.
+const (
+	// The service's automatic checks on submit: all good, or a person must look.
+	AppointmentActionValidate AppointmentAction = "validate"
+	AppointmentActionReview   AppointmentAction = "review"
+	// Host applications, through TransitionAppointmentRequest.
+	AppointmentActionAccept   AppointmentAction = "accept"
+	AppointmentActionReject   AppointmentAction = "reject"
+	AppointmentActionSchedule AppointmentAction = "schedule"
+	AppointmentActionAssign   AppointmentAction = "assign"
+	AppointmentActionStart    AppointmentAction = "start"
+	AppointmentActionComplete AppointmentAction = "complete"
+	AppointmentActionFail     AppointmentAction = "fail"
+	// Clients, through CancelAppointmentRequest.
+	AppointmentActionCancel AppointmentAction = "cancel"
+)
+
+// AppointmentPriority is how urgent an appointment request is.
+type AppointmentPriority string
+
+// Appointment priorities. An absent priority means AppointmentPriorityNormal.
+const (
+	AppointmentPriorityLow    AppointmentPriority = "low"
+	AppointmentPriorityNormal AppointmentPriority = "normal"
+	AppointmentPriorityHigh   AppointmentPriority = "high"
+	AppointmentPriorityUrgent AppointmentPriority = "urgent"
+)
+
+// Known service types of an appointment request. Other values are accepted too,
+// so a source system can use its own.
+const (
+	ServiceTypeMaintenance  = "maintenance"
+	ServiceTypeVisit        = "visit"
+	ServiceTypePickup       = "pickup"
+	ServiceTypeInspection   = "inspection"
+	ServiceTypeRepair       = "repair"
+	ServiceTypeInstallation = "installation"
+)
+
+// AppointmentTimeWindow is a span of time the requester prefers for the visit.
+// StartUtc must be before EndUtc.
+type AppointmentTimeWindow struct {
+	StartUtc time.Time `json:"startUtc" validate:"required"`
+	EndUtc   time.Time `json:"endUtc" validate:"required"`
+}
+
+// NewAppointmentRequest is what a client submits: the client-writable fields of
+// an AppointmentRequest (DECISIONS.md "Appointment requests").
+type NewAppointmentRequest struct {
+	ExternalReference    string                  `json:"externalReference" validate:"notblank,max=200"`
+	ServiceType          string                  `json:"serviceType" validate:"notblank,max=500"`
+	Priority             AppointmentPriority     `json:"priority,omitempty" validate:"omitempty,oneof=low normal high urgent"`
+	Customer             *InboundTargetCustomer  `json:"customer"`
+	Contact              *InboundTargetContact   `json:"contact"`
+	Location             *InboundTargetLocation  `json:"location" validate:"required"`
+	PreferredTimeWindows []AppointmentTimeWindow `json:"preferredTimeWindows" validate:"max=10,dive"`
+	Description          *string                 `json:"description" validate:"omitnil,max=10000"`
+	// Metadata is any JSON object from the source system, at most 16 KiB as
+	// compact JSON; it is kept as sent, compacted.
+	Metadata jsontext.Value `json:"metadata" validate:"omitempty,jsonobject,maxbytes=16384"`
+}
+
+// CancelledBy says on whose behalf an appointment request was cancelled.
+type CancelledBy string
+
+// Who can cancel. An absent value means CancelledByClient.
+const (
+	CancelledByClient   CancelledBy = "client"
+	CancelledByCustomer CancelledBy = "customer"
+	CancelledByOperator CancelledBy = "operator"
+)
+
+// AppointmentRequest is an appointment request as the service keeps it: the
+// submitted fields, defaulted (priority normal), plus the server's fields. The id
+// is `apr_` + 26 characters that sort by creation time.
+type AppointmentRequest struct {
+	ID                    string            `json:"id"`
+	Status                AppointmentStatus `json:"status"`
+	NewAppointmentRequest `json:",inline"`
+	CreatedAt             time.Time    `json:"createdAt"`
+	UpdatedAt             time.Time    `json:"updatedAt"`
+	CancelledAt           *time.Time   `json:"cancelledAt"`
+	CancelReason          *string      `json:"cancelReason"`
+	CancelledBy           *CancelledBy `json:"cancelledBy"`
+}
+
+// AppointmentStatusChange is one entry of a request's status history.
+type AppointmentStatusChange struct {
+	Status AppointmentStatus `json:"status"`
+	At     time.Time         `json:"at"`
+	Note   *string           `json:"note"`
+}
+
+// AppointmentStatusResponse answers GET …/appointment-requests/{id}/status. History
+// holds every status the request has had, oldest first, starting with Submitted.
+type AppointmentStatusResponse struct {
+	ID        string                    `json:"id"`
+	Status    AppointmentStatus         `json:"status"`
+	UpdatedAt time.Time                 `json:"updatedAt"`
+	History   []AppointmentStatusChange `json:"history"`
+}
+
+// CancelAppointmentRequest is the body of POST …/appointment-requests/{id}/cancel.
+type CancelAppointmentRequest struct {
+	Reason      string      `json:"reason" validate:"notblank,max=500"`
+	CancelledBy CancelledBy `json:"cancelledBy,omitempty" validate:"omitempty,oneof=client customer operator"`
+}
+
+// CancelAppointmentResponse answers a cancel. Cancelling an already cancelled
+// request answers the original cancellation, with its CancelledAt.
+type CancelAppointmentResponse struct {
+	ID          string            `json:"id"`
+	Status      AppointmentStatus `json:"status"`
+	CancelledAt time.Time         `json:"cancelledAt"`
+}
+
+// AppointmentOutcome is the result of submitting an appointment request.
+type AppointmentOutcome struct {
+	Request AppointmentRequest
+	// Replayed is true when the outcome was stored by an earlier call with the same
+	// idempotency key and nothing was executed.
+	Replayed bool
+}
+
+// CancelAppointmentOutcome is the result of cancelling an appointment request.
+type CancelAppointmentOutcome struct {
+	Response CancelAppointmentResponse
+	// Replayed is true when the outcome was stored by an earlier call with the same
+	// idempotency key and nothing was executed.
+	Replayed bool
+}
+
+// AppointmentRequestPage is one page of a tenant's appointment requests, in id
+// (that is, creation) order.
+type AppointmentRequestPage struct {
+	Requests []AppointmentRequest `json:"requests"`
+	// Next is the cursor of the following page, to pass as after; empty on the
+	// last page.
+	Next string `json:"next"`
+}
+
+// AppointmentService keeps appointment requests and their lifecycle (the table
+// appointments.Transitions). Client calls take the caller and require a scope
+// first: appointment_requests.write to submit and cancel,
+// appointment_requests.read to get and read the status. Host calls take a
+// tenant id and need no scope. Every write runs in one store transaction
+// together with its idempotency record; typed and JSON entry points share one
+// validation.
+//
+// Errors: InsufficientScope; InvalidRequest (body not JSON, an unknown field,
+// or a bound violated, with the field path in the message); NotFound (unknown
+// id, or another tenant's); InvalidStateTransition (the action is not allowed
+// from the current status); IdempotencyKeyReused; IdempotencyKeyInUse.
+type AppointmentService interface {
+	// SubmitAppointmentRequest creates a request as Submitted and runs the
+	// automatic checks in the same transaction, so it is returned Validated or
+	// PendingReview.
+	SubmitAppointmentRequest(ctx context.Context, caller Caller, req NewAppointmentRequest, opts WriteOptions) (AppointmentOutcome, error)
+	SubmitAppointmentRequestJSON(ctx context.Context, caller Caller, body []byte, opts WriteOptions) (AppointmentOutcome, error)
+	// GetAppointmentRequest returns one request of the caller's tenant.
+	GetAppointmentRequest(ctx context.Context, caller Caller, id string) (AppointmentRequest, error)
+	// AppointmentRequestStatus returns a request's status with its history.
+	AppointmentRequestStatus(ctx context.Context, caller Caller, id string) (AppointmentStatusResponse, error)
+	// CancelAppointmentRequest cancels a request that has not started yet.
+	CancelAppointmentRequest(ctx context.Context, caller Caller, id string, req CancelAppointmentRequest, opts WriteOptions) (CancelAppointmentOutcome, error)
+	CancelAppointmentRequestJSON(ctx context.Context, caller Caller, id string, body []byte, opts WriteOptions) (CancelAppointmentOutcome, error)
+	// TransitionAppointmentRequest performs a host action (accept, reject,
+	// schedule, assign, start, complete, fail) on a request of tenantID; note,
+	// when not empty, is kept in the history.
+	TransitionAppointmentRequest(ctx context.Context, tenantID, id string, action AppointmentAction, note string) (AppointmentStatusResponse, error)
+	// ListAppointmentRequests returns up to limit requests of tenantID with
+	// status (every status when empty) whose id sorts after the cursor after
+	// (from the start when empty). limit < 1 means DefaultTake; above MaxTake it
+	// is MaxTake.
+	ListAppointmentRequests(ctx context.Context, tenantID string, status AppointmentStatus, after string, limit int) (AppointmentRequestPage, error)
+}
+
+// registerAppointmentValidations adds the rules of appointment requests that
+// tags alone cannot say: metadata must be a JSON object of bounded size, and a
+// time window must end after it starts.
+func registerAppointmentValidations(v *validator.Validate) {
+	must(v.RegisterValidation("jsonobject", isJSONObject))
+	must(v.RegisterValidation("maxbytes", maxBytes))
+	v.RegisterStructValidation(validateTimeWindow, AppointmentTimeWindow{})
+}
+
+func isJSONObject(fl validator.FieldLevel) bool {
+	v, ok := fl.Field().Interface().(jsontext.Value)
+	return ok && v.IsValid() && v.Kind() == '{'
+}
+
+// maxBytes is `maxbytes=N` for byte slices such as raw JSON; the built-in max
+// would call the bytes "entries".
+func maxBytes(fl validator.FieldLevel) bool {
+	limit, err := strconv.Atoi(fl.Param())
+	if err != nil {
+		panic(fmt.Sprintf("maxbytes: bad parameter %q", fl.Param()))
+	}
+	return fl.Field().Len() <= limit
+}
+
+func validateTimeWindow(sl validator.StructLevel) {
+	w := sl.Current().Interface().(AppointmentTimeWindow)
+	if !w.StartUtc.IsZero() && !w.EndUtc.IsZero() && !w.StartUtc.Before(w.EndUtc) {
+		sl.ReportError(w.EndUtc, "endUtc", "EndUtc", "after", "startUtc")
+	}
+}
+
+// appointmentFieldMessage words the failures of the tags above; ok is false for
+// any other tag.
+func appointmentFieldMessage(fe validator.FieldError, path string) (msg string, ok bool) {
+	switch fe.Tag() {
+	case "after":
+		sibling := fe.Param()
+		if i := strings.LastIndex(path, "."); i >= 0 {
+			sibling = path[:i+1] + sibling
+		}
+		return fmt.Sprintf("%s must be after %s", path, sibling), true
+	case "jsonobject":
+		return path + " must be a JSON object", true
+	case "maxbytes":
+		return fmt.Sprintf("%s must be at most %s bytes of compact JSON", path, fe.Param()), true
+	}
+	return "", false
+}
+
+// ---------------------------------------------------------------------------
 // Validation
 
 // Validate checks v against its `validate` tags and returns an InvalidRequest
@@ -782,6 +1053,7 @@ func validate() *validator.Validate {
 		must(v.RegisterValidation("notblank", validators.NotBlank))
 		must(v.RegisterValidation("between", between))
 		v.RegisterStructValidation(validatePlanning, InboundTargetPlanning{})
+		registerAppointmentValidations(v)
 		validatorInst = v
 	})
 	return validatorInst
@@ -844,8 +1116,14 @@ func fieldMessage(fe validator.FieldError) string {
 	if _, rest, ok := strings.Cut(path, "."); ok {
 		path = rest // drop the Go type name of the root
 	}
+	if msg, ok := appointmentFieldMessage(fe, path); ok {
+		return msg
+	}
 	switch fe.Tag() {
 	case "required", "notblank":
+		if fe.Tag() == "required" && fe.Kind() != reflect.String {
+			return path + " is required" // an object or a date-time: "blank" means nothing
+		}
 		if fe.Kind() == reflect.String && strings.Contains(path, "[") {
 			return path + " must not be empty"
 		}

@@ -43,6 +43,7 @@ type Tx interface {
 	TargetTx
 	JobTx
 	IdempotencyTx
+	AppointmentTx
 }
 
 // ClientTx stores Integration Clients.

@@ -25,11 +25,14 @@ var (
 	bucketJobCounts     = []byte("job_counts")         // jobFilterKey → count
 	bucketIdempotency   = []byte("idempotency")        // tuple(tenant, client, key) → IdempotencyRecord
 	bucketIdempotencyAt = []byte("idempotency_by_age") // unix nanos + tuple(tenant, client, key) → nothing
+	bucketAppointments  = []byte("appointments")       // tuple(tenant) + id → AppointmentRequest
+	bucketApptStatus    = []byte("appointment_status") // tuple(tenant, status) + id → nothing
 )
 
 var allBuckets = [][]byte{
 	bucketMeta, bucketClients, bucketClientKeys, bucketTargets, bucketTargetIDs,
 	bucketJobs, bucketJobItems, bucketJobIndex, bucketJobCounts, bucketIdempotency, bucketIdempotencyAt,
+	bucketAppointments, bucketApptStatus,
 }
 
 // schemaVersion is written to meta so a later layout change can migrate.

@@ -1,0 +1,86 @@
+package appointments
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/store"
+)
+
+// operationCancel is the operation of a cancel. It holds the id, so one key
+// used to cancel two different requests is refused as reused.
+func operationCancel(id string) string {
+	return fmt.Sprintf("POST /connect/v1/appointment-requests/%s/cancel", id)
+}
+
+// CancelAppointmentRequest cancels a request of the caller's tenant, given the
+// body as a Go value. See connect.AppointmentService.
+func (s *Service) CancelAppointmentRequest(ctx context.Context, caller connect.Caller, id string, req connect.CancelAppointmentRequest, opts connect.WriteOptions) (connect.CancelAppointmentOutcome, error) {
+	return s.cancel(ctx, caller, id, opts, func() ([]byte, error) { return encodeBody(req) }, func() (connect.CancelAppointmentRequest, error) {
+		return req, nil
+	})
+}
+
+// CancelAppointmentRequestJSON cancels a request of the caller's tenant, given
+// the body as JSON (the body of POST …/{id}/cancel). See
+// connect.AppointmentService.
+func (s *Service) CancelAppointmentRequestJSON(ctx context.Context, caller connect.Caller, id string, body []byte, opts connect.WriteOptions) (connect.CancelAppointmentOutcome, error) {
+	return s.cancel(ctx, caller, id, opts, func() ([]byte, error) { return body, nil }, func() (connect.CancelAppointmentRequest, error) {
+		var req connect.CancelAppointmentRequest
+		return req, decodeBody(body, &req, "cancel request")
+	})
+}
+
+func (s *Service) cancel(ctx context.Context, caller connect.Caller, id string, opts connect.WriteOptions, body func() ([]byte, error), decode func() (connect.CancelAppointmentRequest, error)) (connect.CancelAppointmentOutcome, error) {
+	if err := caller.RequireScope(connect.ScopeAppointmentRequestsWrite); err != nil {
+		return connect.CancelAppointmentOutcome{}, err
+	}
+	out, err := write(ctx, s, caller, opts.IdempotencyKey, operationCancel(id), body, func() (store.TxFunc[connect.CancelAppointmentResponse], error) {
+		req, err := decode()
+		if err != nil {
+			return nil, err
+		}
+		if req.CancelledBy == "" {
+			req.CancelledBy = connect.CancelledByClient
+		}
+		if err := connect.Validate(req); err != nil {
+			return nil, err
+		}
+		return s.cancelTx(caller.TenantID, id, req), nil
+	})
+	return connect.CancelAppointmentOutcome{Response: out.Value, Replayed: out.Replayed}, err
+}
+
+// cancelTx reads, checks and writes the request in one transaction, so a
+// concurrent transition comes either before it (and may forbid the cancel) or
+// after it (and finds the request Cancelled); neither is lost.
+func (s *Service) cancelTx(tenantID, id string, req connect.CancelAppointmentRequest) store.TxFunc[connect.CancelAppointmentResponse] {
+	return func(tx store.Tx) (connect.CancelAppointmentResponse, bool, error) {
+		rec, err := load(tx, tenantID, id)
+		if err != nil {
+			return connect.CancelAppointmentResponse{}, false, err
+		}
+		if rec.Status == connect.AppointmentCancelled {
+			return cancellation(rec), false, nil // the original cancellation, not a new one
+		}
+		note := fmt.Sprintf("cancelled by %s: %s", req.CancelledBy, req.Reason)
+		if err := apply(rec, connect.AppointmentActionCancel, s.now(), note); err != nil {
+			return connect.CancelAppointmentResponse{}, false, err
+		}
+		at := rec.UpdatedAt
+		rec.CancelledAt, rec.CancelReason, rec.CancelledBy = &at, &req.Reason, &req.CancelledBy
+		if err := tx.PutAppointmentRequest(rec); err != nil {
+			return connect.CancelAppointmentResponse{}, false, err
+		}
+		return cancellation(rec), false, nil
+	}
+}
+
+func cancellation(rec *store.AppointmentRequest) connect.CancelAppointmentResponse {
+	resp := connect.CancelAppointmentResponse{ID: rec.ID, Status: rec.Status, CancelledAt: rec.UpdatedAt}
+	if rec.CancelledAt != nil {
+		resp.CancelledAt = *rec.CancelledAt
+	}
+	return resp
+}

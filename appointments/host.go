@@ -1,0 +1,84 @@
+package appointments
+
+import (
+	"context"
+	"strings"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/store"
+)
+
+// TransitionAppointmentRequest performs a host action on a request of
+// tenantID. Errors: InvalidRequest (not a host action), NotFound,
+// InvalidStateTransition. See connect.AppointmentService.
+func (s *Service) TransitionAppointmentRequest(ctx context.Context, tenantID, id string, action connect.AppointmentAction, note string) (connect.AppointmentStatusResponse, error) {
+	if err := requireHostAction(action); err != nil {
+		return connect.AppointmentStatusResponse{}, err
+	}
+	caller := connect.Caller{TenantID: tenantID}
+	out, err := write(ctx, s, caller, "", string(action)+" "+id, nil, func() (store.TxFunc[connect.AppointmentStatusResponse], error) {
+		return s.transitionTx(tenantID, id, action, note), nil
+	})
+	return out.Value, err
+}
+
+// transitionTx reads, checks and writes the request in one transaction, like
+// cancelTx, so concurrent actions on one request are applied one after the
+// other.
+func (s *Service) transitionTx(tenantID, id string, action connect.AppointmentAction, note string) store.TxFunc[connect.AppointmentStatusResponse] {
+	return func(tx store.Tx) (connect.AppointmentStatusResponse, bool, error) {
+		rec, err := load(tx, tenantID, id)
+		if err != nil {
+			return connect.AppointmentStatusResponse{}, false, err
+		}
+		if err := apply(rec, action, s.now(), note); err != nil {
+			return connect.AppointmentStatusResponse{}, false, err
+		}
+		if err := tx.PutAppointmentRequest(rec); err != nil {
+			return connect.AppointmentStatusResponse{}, false, err
+		}
+		return statusOf(rec), false, nil
+	}
+}
+
+// ListAppointmentRequests returns one page of a tenant's requests with status,
+// in id order, through the store's status index. An unknown status is
+// InvalidRequest. See connect.AppointmentService.
+func (s *Service) ListAppointmentRequests(ctx context.Context, tenantID string, status connect.AppointmentStatus, after string, limit int) (connect.AppointmentRequestPage, error) {
+	if status != "" && !status.Valid() {
+		return connect.AppointmentRequestPage{}, connect.Errorf(connect.CodeInvalidRequest,
+			"unknown status %q; the statuses are %s", status, statusNames())
+	}
+	limit = pageLimit(limit)
+	page := connect.AppointmentRequestPage{Requests: []connect.AppointmentRequest{}}
+	err := s.cfg.Store.View(ctx, func(tx store.Tx) error {
+		// One more than asked tells whether a next page exists.
+		recs, err := tx.AppointmentRequests(tenantID, status, after, limit+1)
+		if len(recs) > limit {
+			recs = recs[:limit]
+			page.Next = recs[limit-1].ID
+		}
+		for _, r := range recs {
+			page.Requests = append(page.Requests, r.AppointmentRequest)
+		}
+		return err
+	})
+	return page, err
+}
+
+// pageLimit turns an unset (< 1) page size into DefaultTake and caps it at
+// MaxTake, the bounds of import job lists.
+func pageLimit(limit int) int {
+	if limit < 1 {
+		return connect.DefaultTake
+	}
+	return min(limit, connect.MaxTake)
+}
+
+func statusNames() string {
+	names := make([]string, len(connect.AppointmentStatuses))
+	for i, st := range connect.AppointmentStatuses {
+		names[i] = string(st)
+	}
+	return strings.Join(names, ", ")
+}
