@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/errors"
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/go-playground/validator/v10"
 	"github.com/go-playground/validator/v10/non-standard/validators"
@@ -1016,6 +1017,117 @@ func appointmentFieldMessage(fe validator.FieldError, path string) (msg string, 
 		return fmt.Sprintf("%s must be at most %s bytes of compact JSON", path, fe.Param()), true
 	}
 	return "", false
+}
+
+// ---------------------------------------------------------------------------
+// JSON decoding problems
+
+// DecodeProblem words an error of decoding JSON into a Go value (with
+// github.com/go-json-experiment/json) as a message naming the field path, in the
+// same form as Validate: "planning.estimatedWorkMinutes must be an integer, not a
+// string", "preferredTimeWindows[0] must be an object". what names the decoded
+// document ("target", "cancel request") for problems of the document itself.
+func DecodeProblem(err error, what string) string {
+	var syntactic *jsontext.SyntacticError
+	if errors.As(err, &syntactic) {
+		if path := FieldPath(syntactic.JSONPointer); path != "" {
+			return fmt.Sprintf("%s is not valid JSON: %v", path, syntactic.Err)
+		}
+		return fmt.Sprintf("the %s is not valid JSON: %v", what, syntactic.Err)
+	}
+	var semantic *json.SemanticError
+	if !errors.As(err, &semantic) {
+		return fmt.Sprintf("the %s is not valid JSON", what)
+	}
+	path := FieldPath(semantic.JSONPointer)
+	switch {
+	case path == "":
+		return fmt.Sprintf("the %s must be a JSON object", what)
+	case errors.Is(semantic.Err, json.ErrUnknownName):
+		return fmt.Sprintf("%s is not a field of the %s (field names are case-sensitive)", path, what)
+	case semantic.GoType == nil:
+		return path + " is invalid"
+	}
+	return fmt.Sprintf("%s must be %s%s", path, describeType(semantic.GoType), received(semantic))
+}
+
+// FieldPath turns a JSON pointer (/preferredTimeWindows/0/endUtc) into the path
+// used in messages (preferredTimeWindows[0].endUtc).
+func FieldPath(p jsontext.Pointer) string {
+	var b strings.Builder
+	for tok := range p.Tokens() {
+		switch {
+		case tok != "" && strings.Trim(tok, "0123456789") == "":
+			b.WriteString("[" + tok + "]")
+		case b.Len() > 0:
+			b.WriteString("." + tok)
+		default:
+			b.WriteString(tok)
+		}
+	}
+	return b.String()
+}
+
+var (
+	timeType      = reflect.TypeFor[time.Time]()
+	dateType      = reflect.TypeFor[Date]()
+	jsonValueType = reflect.TypeFor[jsontext.Value]()
+)
+
+// describeType says in words what JSON a Go type takes.
+func describeType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t {
+	case timeType:
+		return "an RFC 3339 date-time such as 2026-11-21T08:00:00Z"
+	case dateType:
+		return "a date such as 2026-11-21"
+	case jsonValueType:
+		return "valid JSON"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
+}
+
+// received says what was sent instead, when the decoder knows. A string sent
+// for a date or date-time is the right kind in the wrong format: nothing to add.
+func received(e *json.SemanticError) string {
+	t := e.GoType
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if e.JSONKind == '"' && (t == timeType || t == dateType) {
+		return ""
+	}
+	if e.JSONValue != nil {
+		return ", not " + string(e.JSONValue)
+	}
+	switch e.JSONKind {
+	case '"':
+		return ", not a string"
+	case '0':
+		return ", not a number"
+	case 't', 'f':
+		return ", not a boolean"
+	case '{':
+		return ", not an object"
+	case '[':
+		return ", not an array"
+	}
+	return ""
 }
 
 // ---------------------------------------------------------------------------

@@ -155,7 +155,7 @@ func TestCancelValidation(t *testing.T) {
 		{"bad cancelledBy", `{"reason":"r","cancelledBy":"robot"}`, "cancelledBy must be one of: client, customer, operator"},
 		{"cancelledBy case", `{"reason":"r","cancelledBy":"Client"}`, "cancelledBy must be one of: client, customer, operator"},
 		{"unknown field", `{"reason":"r","by":"client"}`, "by is not a field of the cancel request (field names are case-sensitive)"},
-		{"wrong type", `{"reason":42}`, "reason must be a string"},
+		{"wrong type", `{"reason":42}`, "reason must be a string, not a number"},
 		{"not an object", `"cancel"`, "the request body must be a JSON object"},
 		{"not JSON", `reason=r`, "the request body is not valid JSON"},
 		{"empty body", ``, "the request body is not valid JSON"},

@@ -228,7 +228,7 @@ func encodeBody(v any) ([]byte, error) {
 	}
 	var semantic *json.SemanticError
 	if errors.As(err, &semantic) && len(semantic.JSONPointer) > 0 {
-		return nil, connect.Errorf(connect.CodeInvalidRequest, "%s cannot be written as JSON", fieldPath(semantic.JSONPointer))
+		return nil, connect.Errorf(connect.CodeInvalidRequest, "%s cannot be written as JSON", connect.FieldPath(semantic.JSONPointer))
 	}
 	return nil, connect.Errorf(connect.CodeInvalidRequest, "the request cannot be written as JSON")
 }

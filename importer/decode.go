@@ -66,9 +66,9 @@ func requireObject(body []byte) error {
 func envelopeProblem(err error) string {
 	var semantic *json.SemanticError
 	if errors.As(err, &semantic) && errors.Is(semantic.Err, json.ErrUnknownName) {
-		return fmt.Sprintf("%s is not a field of a batch; the fields are sourceSystem, batchId, operation and targets", pointerPath(semantic.JSONPointer))
+		return fmt.Sprintf("%s is not a field of a batch; the fields are sourceSystem, batchId, operation and targets", connect.FieldPath(semantic.JSONPointer))
 	}
-	return typeProblem(err)
+	return connect.DecodeProblem(err, "batch")
 }
 
 // decoder decodes targets one by one, reusing one token reader for the
@@ -89,7 +89,7 @@ func newDecoder() *decoder {
 func (d *decoder) decodeTarget(raw []byte) item {
 	var it item
 	if err := json.Unmarshal(raw, &it.target); err != nil {
-		it.problem = typeProblem(err)
+		it.problem = connect.DecodeProblem(err, "target")
 		it.target = connect.InboundTarget{ExternalID: d.peekExternalID(raw)}
 		return it
 	}
@@ -100,99 +100,6 @@ func (d *decoder) decodeTarget(raw []byte) item {
 		})
 	}
 	return it
-}
-
-// typeProblem turns a JSON decoding error into a message naming the field path.
-func typeProblem(err error) string {
-	var semantic *json.SemanticError
-	if errors.As(err, &semantic) {
-		path := pointerPath(semantic.JSONPointer)
-		if path == "" {
-			return "the target must be a JSON object"
-		}
-		if semantic.GoType == nil {
-			return fmt.Sprintf("%s is invalid", path)
-		}
-		return fmt.Sprintf("%s must be %s%s", path, describeType(semantic.GoType), received(semantic))
-	}
-	var syntactic *jsontext.SyntacticError
-	if errors.As(err, &syntactic) {
-		where := "the target"
-		if path := pointerPath(syntactic.JSONPointer); path != "" {
-			where = path
-		}
-		return fmt.Sprintf("%s is not valid JSON: %v", where, syntactic.Err)
-	}
-	return "the target is not valid JSON"
-}
-
-var (
-	timeType = reflect.TypeFor[time.Time]()
-	dateType = reflect.TypeFor[connect.Date]()
-)
-
-// describeType says in words what JSON a Go type wants.
-func describeType(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch {
-	case t == timeType:
-		return "an RFC 3339 date-time such as 2026-11-21T08:00:00Z"
-	case t == dateType:
-		return "a date such as 2026-11-21"
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	}
-	return "of type " + t.String()
-}
-
-func received(e *json.SemanticError) string {
-	switch {
-	case e.JSONValue != nil:
-		return ", not " + string(e.JSONValue)
-	case e.JSONKind != 0 && e.JSONKind != 'n':
-		return ", not " + kindName(e.JSONKind)
-	}
-	return ""
-}
-
-func kindName(k jsontext.Kind) string {
-	switch k {
-	case '"':
-		return "a string"
-	case '0':
-		return "a number"
-	case 't', 'f':
-		return "a boolean"
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	}
-	return k.String()
-}
-
-// pointerPath turns a JSON pointer (/planning/estimatedWorkMinutes) into the
-// dotted path used in messages (planning.estimatedWorkMinutes).
-func pointerPath(p jsontext.Pointer) string {
-	var parts []string
-	for tok := range p.Tokens() {
-		parts = append(parts, tok)
-	}
-	return strings.Join(parts, ".")
 }
 
 // peekExternalID returns the externalId member of a target that could not be
@@ -271,6 +178,9 @@ type schema struct{ fields map[string]*schema }
 
 var targetSchema = schemaOf(reflect.TypeFor[connect.InboundTarget]())
 
+// stringTypes are structs written as JSON strings, not objects.
+var stringTypes = map[reflect.Type]bool{reflect.TypeFor[time.Time](): true, reflect.TypeFor[connect.Date](): true}
+
 func schemaOf(t reflect.Type) *schema {
 	s := &schema{fields: map[string]*schema{}}
 	for i := range t.NumField() {
@@ -280,7 +190,7 @@ func schemaOf(t reflect.Type) *schema {
 		if ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
 		}
-		if ft.Kind() == reflect.Struct && ft != timeType && ft != dateType {
+		if ft.Kind() == reflect.Struct && !stringTypes[ft] {
 			s.fields[name] = schemaOf(ft)
 		} else {
 			s.fields[name] = nil
