@@ -78,11 +78,7 @@ func Example() {
 
 // The lifecycle table, as the documentation shows it.
 func ExampleTransitions() {
-	fmt.Println("| from | action | to | by |")
-	fmt.Println("|---|---|---|---|")
-	for _, tr := range appointments.Transitions {
-		fmt.Printf("| %s | %s | %s | %s |\n", tr.From, tr.Action, tr.To, tr.By)
-	}
+	fmt.Print(appointments.TransitionsMarkdown())
 	// Output:
 	// | from | action | to | by |
 	// |---|---|---|---|

@@ -67,6 +67,17 @@ var Transitions = []Transition{
 	{connect.AppointmentAssigned, connect.AppointmentActionCancel, connect.AppointmentCancelled, ActorClient},
 }
 
+// TransitionsMarkdown renders Transitions as a Markdown table; the README shows
+// exactly this table (a test keeps the two equal).
+func TransitionsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| from | action | to | by |\n|---|---|---|---|\n")
+	for _, tr := range Transitions {
+		b.WriteString("| " + string(tr.From) + " | " + string(tr.Action) + " | " + string(tr.To) + " | " + string(tr.By) + " |\n")
+	}
+	return b.String()
+}
+
 // Final reports whether no transition leaves status: Completed, Rejected,
 // Cancelled and Failed.
 func Final(status connect.AppointmentStatus) bool {

@@ -2,7 +2,9 @@ package appointments_test
 
 import (
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -318,5 +320,16 @@ func TestConcurrentCancelAndTransitions(t *testing.T) {
 		if got := len(st.History) - before; got != changes {
 			t.Errorf("round %d: %d successful changes but %d new history entries (%s)", round, changes, got, historyString(st.History))
 		}
+	}
+}
+
+// TestREADMEShowsTheLifecycle keeps the documentation and the table equal.
+func TestREADMEShowsTheLifecycle(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), appointments.TransitionsMarkdown()) {
+		t.Errorf("README.md does not contain the lifecycle table; paste this:\n%s", appointments.TransitionsMarkdown())
 	}
 }

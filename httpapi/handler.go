@@ -41,6 +41,9 @@ type Config struct {
 	Importer connect.Importer
 	// Jobs reads import jobs (endpoints 4 and 5). Required.
 	Jobs connect.JobStore
+	// Appointments serves the appointment request preview under
+	// /connect/v1; nil leaves those routes out.
+	Appointments connect.AppointmentService
 	// Logger receives one line per request and every fault; nil means slog.Default().
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.

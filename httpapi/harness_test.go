@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -16,8 +17,10 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/go-json-experiment/json"
+	"golang.org/x/time/rate"
 
 	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/appointments"
 	"github.com/integration-connect/connect/httpapi"
 	"github.com/integration-connect/connect/importer"
 	"github.com/integration-connect/connect/store"
@@ -34,6 +37,8 @@ type server struct {
 	store   *bolt.Store
 	clients *store.Clients
 	logs    *syncBuffer
+	// appointments is the service behind the preview routes, for host actions.
+	appointments connect.AppointmentService
 }
 
 // newServer starts a server; adjust may change the config before New.
@@ -48,7 +53,8 @@ func newServer(t testing.TB, adjust ...func(*httpapi.Config)) *server {
 	imports := importer.New(importer.Config{Store: db})
 	cfg := httpapi.Config{
 		Clients: &store.Clients{Store: db}, Importer: imports, Jobs: imports,
-		Logger: slog.New(slog.NewTextHandler(logs, nil)),
+		Appointments: appointments.New(appointments.Config{Store: db}),
+		Logger:       slog.New(slog.NewTextHandler(logs, nil)),
 	}
 	for _, fn := range adjust {
 		fn(&cfg)
@@ -59,7 +65,7 @@ func newServer(t testing.TB, adjust ...func(*httpapi.Config)) *server {
 	}
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
-	return &server{t: t, url: ts.URL, handler: h, store: db, clients: cfg.Clients.(*store.Clients), logs: logs}
+	return &server{t: t, url: ts.URL, handler: h, store: db, clients: cfg.Clients.(*store.Clients), logs: logs, appointments: cfg.Appointments}
 }
 
 // key creates a client of tenant with scopes and returns its API key.
@@ -210,3 +216,14 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// newBenchServer is a server for benchmarks: no request log, no rate limit
+// worth speaking of, and no contract check on the hot path.
+func newBenchServer(b *testing.B) *server {
+	return newServer(b, func(c *httpapi.Config) {
+		c.Logger = slog.New(slog.DiscardHandler)
+		c.RateLimit, c.RateBurst = rate.Inf, 1
+	})
+}
+
+func runtimeProcs() int { return runtime.GOMAXPROCS(0) }

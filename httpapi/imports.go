@@ -27,18 +27,12 @@ func (h *Handler) importBatch(w http.ResponseWriter, r *http.Request, c call) er
 type importFunc func(ctx context.Context, caller connect.Caller, body []byte, opts connect.WriteOptions) (connect.ImportOutcome, error)
 
 func (h *Handler) importWith(w http.ResponseWriter, r *http.Request, c call, importJSON importFunc, createdIs201 bool) error {
-	opts, err := writeOptions(r)
-	if err != nil {
-		return err
-	}
-	body, err := h.readBody(w, r)
+	opts, body, err := h.readWrite(w, r)
 	if err != nil {
 		return err
 	}
 	out, err := importJSON(r.Context(), c.caller, body, opts)
-	h.metrics.observeWrite(r, out.Replayed)
-	markReplayed(w, out.Replayed)
-	if err != nil {
+	if err := h.finishWrite(w, r, out.Replayed, err); err != nil {
 		return err
 	}
 	if !out.Replayed {

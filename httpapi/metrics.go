@@ -57,13 +57,6 @@ func (m *metrics) observeRequest(route, method string, status int, elapsed time.
 	m.duration.WithLabelValues(route, method, code).Observe(elapsed.Seconds())
 }
 
-// observeWrite counts a write answered from a stored outcome.
-func (m *metrics) observeWrite(r *http.Request, replayed bool) {
-	if replayed {
-		m.replays.WithLabelValues(requestInfoFrom(r.Context()).route).Inc()
-	}
-}
-
 func (m *metrics) observeItems(items []connect.InboundImportItemResult) {
 	for _, it := range items {
 		m.items.WithLabelValues(string(it.Status)).Inc()

@@ -99,11 +99,25 @@ func writeOptions(r *http.Request) (connect.WriteOptions, error) {
 	return connect.WriteOptions{IdempotencyKey: values[0]}, nil
 }
 
-// markReplayed sets Idempotent-Replayed on answers that are replays.
-func markReplayed(w http.ResponseWriter, replayed bool) {
+// readWrite reads what every write request carries: the Idempotency-Key and
+// the body.
+func (h *Handler) readWrite(w http.ResponseWriter, r *http.Request) (connect.WriteOptions, []byte, error) {
+	opts, err := writeOptions(r)
+	if err != nil {
+		return opts, nil, err
+	}
+	body, err := h.readBody(w, r)
+	return opts, body, err
+}
+
+// finishWrite marks and counts replays (successes and recorded errors alike)
+// and passes err on.
+func (h *Handler) finishWrite(w http.ResponseWriter, r *http.Request, replayed bool, err error) error {
 	if replayed {
 		w.Header().Set(headerReplayed, "true")
+		h.metrics.replays.WithLabelValues(requestInfoFrom(r.Context()).route).Inc()
 	}
+	return err
 }
 
 // writeJSON writes v as the JSON body of a status answer.

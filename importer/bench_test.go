@@ -1,7 +1,6 @@
 package importer_test
 
 import (
-	"bytes"
 	"fmt"
 	"runtime"
 	"sync/atomic"
@@ -13,37 +12,10 @@ import (
 
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/importer"
+	"github.com/integration-connect/connect/importer/importertest"
 	"github.com/integration-connect/connect/store"
 	"github.com/integration-connect/connect/store/bolt"
 )
-
-// realisticTarget is a target as an ERP sends it: address with coordinates,
-// customer, contact, planning, business value and a few custom fields.
-func realisticTarget(prefix string, i int) string {
-	return fmt.Sprintf(`{
-  "externalId": "%s-%06d", "externalType": "WorkOrder", "templateKey": "maintenance",
-  "title": "Annual boiler maintenance %d", "description": "Check burner, clean heat exchanger, measure flue gas.",
-  "customer": {"externalId": "CUST-%d", "customerNumber": "K-%d", "name": "Customer %d GmbH", "email": "service%d@example.com", "phone": "+49 30 1234567"},
-  "contact": {"externalId": "CON-%d", "firstName": "Anna", "lastName": "Schmidt", "email": "anna%d@example.com", "mobile": "+49 170 1234567"},
-  "address": {"street": "Hauptstraße %d", "postalCode": "10115", "city": "Berlin", "country": "DE", "latitude": %.5f, "longitude": %.5f},
-  "planning": {"routeDate": "2026-11-23", "timeWindowStartUtc": "2026-11-23T07:00:00Z", "timeWindowEndUtc": "2026-11-23T15:00:00Z", "estimatedWorkMinutes": 60, "priority": "normal"},
-  "businessValue": {"expectedRevenue": 240.5, "closeProbability": 0.8, "customerTier": "gold"},
-  "customFields": {"contractNo": "V-%d", "boilerModel": "Vitodens 200"}
-}`, prefix, i, i, i%200, i%200, i%200, i%200, i%200, i%200, i, 52.4+float64(i%100)/500, 13.3+float64(i%97)/500, i)
-}
-
-func realisticBatch(prefix string, n int) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"sourceSystem":"erp","batchId":"` + prefix + `","targets":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(realisticTarget(prefix, i))
-	}
-	b.WriteString("]}")
-	return b.Bytes()
-}
 
 // BenchmarkImportBatch imports batches of 1,000 new realistic targets through
 // the importer, on bbolt with fsync.
@@ -53,7 +25,7 @@ func BenchmarkImportBatch(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
-		body := realisticBatch(fmt.Sprintf("B%d", i), n)
+		body := importertest.RealisticBatch(fmt.Sprintf("B%d", i), n)
 		b.StartTimer()
 		out, err := e.svc.ImportBatchJSON(bg, caller, body, connect.WriteOptions{})
 		if err != nil || out.Result.CreatedItems != n {
@@ -77,7 +49,7 @@ func BenchmarkRawBoltPut(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
-		body := realisticBatch(fmt.Sprintf("B%d", i), n)
+		body := importertest.RealisticBatch(fmt.Sprintf("B%d", i), n)
 		b.StartTimer()
 		var batch connect.InboundTargetBatch
 		if err := json.Unmarshal(body, &batch); err != nil {
@@ -128,7 +100,7 @@ func BenchmarkImportSingleParallel(b *testing.B) {
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					body := []byte(realisticTarget("S", int(seq.Add(1))))
+					body := []byte(importertest.RealisticTarget("S", int(seq.Add(1))))
 					out, err := svc.ImportTargetJSON(bg, caller, body, connect.WriteOptions{})
 					if err != nil || !out.Created {
 						b.Errorf("import: %v, %+v", err, out.Result.Items)

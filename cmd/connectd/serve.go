@@ -12,6 +12,7 @@ import (
 	"github.com/cockroachdb/errors"
 
 	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/appointments"
 	"github.com/integration-connect/connect/httpapi"
 	"github.com/integration-connect/connect/importer"
 	"github.com/integration-connect/connect/store"
@@ -83,7 +84,8 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 	imports := importer.New(importer.Config{Store: s.store})
 	handler, err := httpapi.New(httpapi.Config{
 		BasePath: o.basePath, Clients: clients, Importer: imports, Jobs: imports,
-		Logger: s.logger, MetricsElsewhere: o.metricsAddr != "",
+		Appointments: appointments.New(appointments.Config{Store: s.store}),
+		Logger:       s.logger, MetricsElsewhere: o.metricsAddr != "",
 	})
 	if err != nil {
 		return err
