@@ -43,6 +43,7 @@ type Tx interface {
 	TargetTx
 	JobTx
 	IdempotencyTx
+	CustomerTx
 }
 
 // ClientTx stores Integration Clients.

@@ -38,6 +38,7 @@ func Run(t *testing.T, open Opener) {
 		{"ConcurrentUpdates", testConcurrentUpdates},
 		{"TryLock", testTryLock},
 		{"CancelledContext", testCancelledContext},
+		{"CustomerRecords", testCustomerRecords},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) { s.fn(t, open) })
