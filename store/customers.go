@@ -182,7 +182,7 @@ func DefaultMappingSettings() MappingSettings {
 // "" (matching nothing) unless the street and the postal code or city are
 // given, because a place is not identified by a city alone.
 func AddressKey(street, postalCode, city, country string) string {
-	street, postalCode, city, country = fold(street), fold(postalCode), fold(city), fold(country)
+	street, postalCode, city, country = Fold(street), Fold(postalCode), Fold(city), Fold(country)
 	if street == "" || (postalCode == "" && city == "") {
 		return ""
 	}
@@ -194,5 +194,6 @@ func AddressKey(street, postalCode, city, country string) string {
 // EmailKey folds an e-mail address for matching: trimmed and lower-cased.
 func EmailKey(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
-// fold lower-cases s and collapses its white space.
-func fold(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+// Fold lower-cases s, trims its white space and collapses the rest to single
+// spaces: how the parts of an address are compared.
+func Fold(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
