@@ -1,8 +1,6 @@
 package mapping
 
 import (
-	"github.com/cockroachdb/errors"
-
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/store"
 )
@@ -47,15 +45,15 @@ func (m *Mapper) mapContact(r *result, in *connect.InboundTargetContact) error {
 // match with another externalId is another person sharing a mailbox.
 func (m *Mapper) findContact(customerID int64, externalID, email *string) (*store.CustomerContact, error) {
 	if externalID != nil {
-		c, err := m.tx.ContactByExternalID(m.tenantID, customerID, *externalID)
-		if !errors.Is(err, connect.ErrNotFound) {
+		c, err := m.contactByExternalID(customerID, *externalID)
+		if c != nil || err != nil {
 			return c, err
 		}
 	}
 	if email == nil {
 		return nil, nil
 	}
-	list, err := m.tx.ContactsByEmail(m.tenantID, customerID, *email)
+	list, err := m.contactsByEmail(customerID, *email)
 	for i := range list {
 		if externalID == nil || list[i].ExternalID == nil {
 			return &list[i], err
@@ -70,6 +68,7 @@ func (m *Mapper) createContact(r *result, in *connect.InboundTargetContact, exte
 		CreatedAt: m.now, UpdatedAt: m.now,
 	}
 	applyContact(c, in)
+	m.forget()
 	if err := m.tx.CreateContact(c); err != nil {
 		return nil, r.saved("contact", err)
 	}
@@ -95,6 +94,7 @@ func (m *Mapper) updateContact(r *result, c *store.CustomerContact, in *connect.
 		return nil
 	}
 	c.UpdatedAt = m.now
+	m.forget()
 	if err := m.tx.UpdateContact(c); err != nil {
 		return r.saved("contact", err)
 	}

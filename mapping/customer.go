@@ -1,8 +1,6 @@
 package mapping
 
 import (
-	"github.com/cockroachdb/errors"
-
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/store"
 )
@@ -42,15 +40,15 @@ func (m *Mapper) mapCustomer(r *result, source string, in *connect.InboundTarget
 // is true when several customers have the number.
 func (m *Mapper) findCustomer(source string, externalID, number *string) (c *store.Customer, ambiguous bool, err error) {
 	if externalID != nil {
-		c, err := m.tx.CustomerByExternalID(m.tenantID, source, *externalID)
-		if !errors.Is(err, connect.ErrNotFound) {
+		c, err := m.customerByExternalID(source, *externalID)
+		if c != nil || err != nil {
 			return c, false, err
 		}
 	}
 	if number == nil {
 		return nil, false, nil
 	}
-	list, err := m.tx.CustomersByNumber(m.tenantID, *number)
+	list, err := m.customersByNumber(*number)
 	switch {
 	case err != nil || len(list) == 0:
 		return nil, false, err
@@ -66,6 +64,7 @@ func (m *Mapper) createCustomer(r *result, source string, in *connect.InboundTar
 		State: store.CustomerActive, CreatedAt: m.now, UpdatedAt: m.now,
 	}
 	applyCustomer(c, in)
+	m.forget()
 	if err := m.tx.CreateCustomer(c); err != nil {
 		return r.saved("customer", err)
 	}
@@ -88,6 +87,7 @@ func (m *Mapper) updateCustomer(r *result, c *store.Customer, source string, in 
 		return nil
 	}
 	c.UpdatedAt = m.now
+	m.forget()
 	if err := m.tx.UpdateCustomer(c); err != nil {
 		return r.saved("customer", err)
 	}

@@ -4,8 +4,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/cockroachdb/errors"
-
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/store"
 )
@@ -53,12 +51,12 @@ func (m *Mapper) mapLocation(r *result, in *connect.InboundTargetLocation, addre
 // address match with another externalId is another place.
 func (m *Mapper) findLocation(customerID int64, externalID *string, key string) (*store.CustomerLocation, error) {
 	if externalID != nil {
-		l, err := m.tx.LocationByExternalID(m.tenantID, customerID, *externalID)
-		if !errors.Is(err, connect.ErrNotFound) {
+		l, err := m.locationByExternalID(customerID, *externalID)
+		if l != nil || err != nil {
 			return l, err
 		}
 	}
-	list, err := m.tx.LocationsByAddress(m.tenantID, customerID, key)
+	list, err := m.locationsByAddress(customerID, key)
 	for i := range list {
 		if externalID == nil || list[i].ExternalID == nil {
 			return &list[i], err
@@ -72,6 +70,7 @@ func (m *Mapper) createLocation(r *result, in *connect.InboundTargetLocation, ex
 		TenantID: m.tenantID, CustomerID: r.customer.ID, ExternalID: externalID, CreatedAt: m.now, UpdatedAt: m.now,
 	}
 	applyLocation(l, in)
+	m.forget()
 	if err := m.tx.CreateLocation(l); err != nil {
 		return nil, r.saved("location", err)
 	}
@@ -90,6 +89,7 @@ func (m *Mapper) updateLocation(r *result, l *store.CustomerLocation, in *connec
 		return nil
 	}
 	l.UpdatedAt = m.now
+	m.forget()
 	if err := m.tx.UpdateLocation(l); err != nil {
 		return r.saved("location", err)
 	}

@@ -10,18 +10,22 @@ import (
 
 // Mapper maps the items of one import inside its transaction. It belongs to
 // that transaction: make a new one when the transaction function runs again.
+// It remembers the records it read until it writes, so while it is in use,
+// customer records must change only through it.
 type Mapper struct {
 	tx       store.Tx
 	tenantID string
 	settings store.MappingSettings
 	now      time.Time
+	// seen remembers reads until the next write (see reads.go).
+	seen map[lookup]any
 }
 
 // NewMapper returns a Mapper for the items of tenantID in tx. settings are the
 // tenant's (tx.MappingSettings), read once per import; now stamps the records
 // it creates or changes.
 func NewMapper(tx store.Tx, tenantID string, settings store.MappingSettings, now time.Time) *Mapper {
-	return &Mapper{tx: tx, tenantID: tenantID, settings: settings, now: now}
+	return &Mapper{tx: tx, tenantID: tenantID, settings: settings, now: now, seen: map[lookup]any{}}
 }
 
 // Map links the customer, location and contact of t, a target of sourceSystem,
@@ -108,14 +112,15 @@ func (r *result) outcome() Outcome {
 	if res.Errors == nil {
 		res.Errors = []string{}
 	}
+	// The ids are copied: the records may be shared with later items.
 	if r.customer != nil {
-		res.CustomerID = &r.customer.ID
+		res.CustomerID = clone(&r.customer.ID)
 	}
 	if r.location != nil {
-		res.CustomerLocationID = &r.location.ID
+		res.CustomerLocationID = clone(&r.location.ID)
 	}
 	if r.contact != nil {
-		res.CustomerContactID = &r.contact.ID
+		res.CustomerContactID = clone(&r.contact.ID)
 	}
 	return Outcome{Result: res, Location: r.location}
 }

@@ -566,6 +566,29 @@ func TestMapperInsideATransaction(t *testing.T) {
 		t.Errorf("stored customer = %+v, %v", c, err)
 	}
 
+	// Within one transaction a change is seen by the next item at once.
+	var statuses []connect.CustomerMappingStatus
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		statuses = nil
+		m := mapping.NewMapper(tx, tenant, store.DefaultMappingSettings(), now)
+		for _, target := range []connect.InboundTarget{
+			fullTarget("APR-3", renamed), fullTarget("APR-4", renamed), fullTarget("APR-5"), fullTarget("APR-6", secondShop, noContact), fullTarget("APR-7", secondShop, noContact),
+		} {
+			out, err := m.Map("portal", &target)
+			if err != nil {
+				return err
+			}
+			statuses = append(statuses, out.Result.Status)
+		}
+		return nil
+	})
+	want := []connect.CustomerMappingStatus{
+		connect.MappingUpdated, connect.MappingMapped, connect.MappingUpdated, connect.MappingCreated, connect.MappingMapped,
+	}
+	if err != nil || !slices.Equal(statuses, want) {
+		t.Errorf("statuses %v, %v; want %v", statuses, err, want)
+	}
+
 	errRollback := errors.New("rollback")
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		target := fullTarget("APR-2", fromSource("portal", "CUST-2"))
