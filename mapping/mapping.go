@@ -90,7 +90,9 @@
 // customer location; estimated work minutes from planning, else the location's
 // default, else the linked location's, else DefaultEstimatedWorkMinutes;
 // priority from planning, else the location's default, else the linked
-// location's.
+// location's. The stored target also keeps the linked ids (Outcome.Link);
+// they belong to the payload stored last, so an update that is not mapped
+// (NotApplicable or Skipped) leaves the target linked to nothing.
 package mapping
 
 import (
