@@ -8,6 +8,7 @@ import (
 	"github.com/cockroachdb/errors"
 
 	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/mapping"
 	"github.com/integration-connect/connect/store"
 )
 
@@ -21,12 +22,15 @@ type run struct {
 	operation    connect.Operation
 	items        []item
 	now          time.Time
+	// mapper maps the items of one execution; see mapperFor.
+	mapper *mapping.Mapper
 }
 
 // execute applies every item in order, so a later item sees the effects of
 // earlier ones, and records the job with all item results. It is a
 // store.TxFunc: it starts afresh every time it runs.
 func (r *run) execute(tx store.Tx) (connect.InboundImportResult, bool, error) {
+	r.mapper = nil // it belonged to the transaction of an earlier run
 	results := make([]connect.InboundImportItemResult, len(r.items))
 	for i := range r.items {
 		res, err := r.apply(tx, &r.items[i])
@@ -64,12 +68,14 @@ func (r *run) jobSourceSystem() string {
 }
 
 // apply imports one item. Item-level problems become a Rejected result; only a
-// store fault is returned as an error, failing the whole import.
+// store fault is returned as an error, failing the whole import. Only the
+// items whose data is stored (create, update, upsert) are mapped; a rejected
+// item or a cancel keeps the NotApplicable or Skipped of mapping.Unmapped.
 func (r *run) apply(tx store.Tx, it *item) (connect.InboundImportItemResult, error) {
 	res := connect.InboundImportItemResult{
 		ExternalID:      it.target.ExternalID,
 		Warnings:        slices.Clone(it.warnings),
-		CustomerMapping: mappingResult(it),
+		CustomerMapping: mapping.Unmapped(&it.target).Result,
 	}
 	if it.problem != "" {
 		return reject(res, connect.CodeValidationFailed, it.problem, nil), nil
@@ -140,10 +146,13 @@ func (r *run) create(tx store.Tx, res connect.InboundImportItemResult, it *item,
 		TenantID: r.caller.TenantID, SourceSystem: source, ExternalID: it.target.ExternalID,
 		Status: store.TargetActive, Data: storedData(it.target), CreatedAt: r.now, UpdatedAt: r.now,
 	}
+	if err := r.link(tx, &res, it, t); err != nil {
+		return res, err
+	}
 	if err := tx.CreateTarget(t); err != nil {
 		return res, err
 	}
-	return accept(res, connect.ItemImported, t.ID, it.contentWarnings), nil
+	return accept(res, connect.ItemImported, t.ID, storedWarnings(it, t)), nil
 }
 
 // update replaces the target's data with the payload; an upsert of a cancelled
@@ -152,10 +161,61 @@ func (r *run) update(tx store.Tx, res connect.InboundImportItemResult, it *item,
 	t.Data = storedData(it.target)
 	t.Status = store.TargetActive
 	t.UpdatedAt = r.now
+	if err := r.link(tx, &res, it, t); err != nil {
+		return res, err
+	}
 	if err := tx.UpdateTarget(t); err != nil {
 		return res, err
 	}
-	return accept(res, connect.ItemUpdated, t.ID, it.contentWarnings), nil
+	return accept(res, connect.ItemUpdated, t.ID, storedWarnings(it, t)), nil
+}
+
+// link maps the item when the caller may map, ties the target to the linked
+// records with its effective values, and puts the mapping result on res. The
+// links always reflect the payload being stored: a payload that is not mapped
+// leaves the target linked to nothing.
+func (r *run) link(tx store.Tx, res *connect.InboundImportItemResult, it *item, t *store.Target) error {
+	out := mapping.Unmapped(&it.target)
+	if r.caller.HasScope(connect.ScopeCustomersMap) && mapping.HasData(&it.target) {
+		m, err := r.mapperFor(tx)
+		if err != nil {
+			return err
+		}
+		if out, err = m.Map(t.SourceSystem, &it.target); err != nil {
+			return err
+		}
+	}
+	out.Link(t)
+	res.CustomerMapping = out.Result
+	return nil
+}
+
+// mapperFor returns the mapper of this execution, made when the first item
+// needs it, so the tenant's settings are read once per import and not at all
+// by imports without customer data.
+func (r *run) mapperFor(tx store.Tx) (*mapping.Mapper, error) {
+	if r.mapper == nil {
+		settings, err := tx.MappingSettings(r.caller.TenantID)
+		if err != nil {
+			return nil, err
+		}
+		r.mapper = mapping.NewMapper(tx, r.caller.TenantID, settings, r.now)
+	}
+	return r.mapper, nil
+}
+
+// storedWarnings are the content warnings of a stored target: MissingCoordinates
+// when its effective coordinates (which may come from the linked customer
+// location) are missing, then those prepare found.
+func storedWarnings(it *item, t *store.Target) []connect.InboundImportWarning {
+	if t.Effective.HasCoordinates() {
+		return it.contentWarnings
+	}
+	missing := connect.InboundImportWarning{
+		Code:    connect.WarningMissingCoordinates,
+		Message: "neither address nor location nor the linked customer location has both latitude and longitude, so the target cannot be routed",
+	}
+	return append([]connect.InboundImportWarning{missing}, it.contentWarnings...)
 }
 
 // cancel changes only the status; the rest of a cancel payload is not applied.
@@ -210,14 +270,4 @@ func storedData(t connect.InboundTarget) connect.InboundTarget {
 		t.Customer = &customer
 	}
 	return t
-}
-
-// mappingResult is the customer mapping outcome until mapping runs: NotApplicable
-// without customer, location or contact data, Skipped with it.
-func mappingResult(it *item) connect.InboundCustomerMappingResult {
-	status := connect.MappingNotApplicable
-	if t := it.target; t.Customer != nil || t.Location != nil || t.Contact != nil {
-		status = connect.MappingSkipped
-	}
-	return connect.InboundCustomerMappingResult{Status: status, Warnings: []connect.CustomerMappingWarning{}, Errors: []string{}}
 }

@@ -2,7 +2,10 @@
 // per-item semantics of DECISIONS.md "Imports": each target is decoded and
 // validated on its own, items are applied in order, and the targets, the import
 // job with every item result and the idempotency record are committed in one
-// transaction. It implements connect.Importer and connect.JobStore.
+// transaction. When the caller holds customers.map, each stored target's
+// customer, location and contact are linked to customer records by package
+// mapping inside that same transaction. It implements connect.Importer and
+// connect.JobStore.
 package importer
 
 import (

@@ -33,14 +33,11 @@ func normalizeTimes(t *connect.InboundTarget) {
 	}
 }
 
+// contentWarnings are the warnings about a target's data that need no store.
+// MissingCoordinates is not among them: a linked customer location may supply
+// the coordinates, so it is judged when the target is stored (storedWarnings).
 func contentWarnings(t *connect.InboundTarget) []connect.InboundImportWarning {
 	var warnings []connect.InboundImportWarning
-	if !hasCoordinates(t) {
-		warnings = append(warnings, connect.InboundImportWarning{
-			Code:    connect.WarningMissingCoordinates,
-			Message: "neither address nor location has both latitude and longitude, so the target cannot be routed",
-		})
-	}
 	if p := t.Planning; p != nil && windowMissesRouteDate(p) {
 		warnings = append(warnings, connect.InboundImportWarning{
 			Code: connect.WarningTimeWindowOutsideRouteDate,
@@ -49,16 +46,6 @@ func contentWarnings(t *connect.InboundTarget) []connect.InboundImportWarning {
 		})
 	}
 	return warnings
-}
-
-// hasCoordinates reports whether the target has effective coordinates: the
-// address's, else the location's.
-func hasCoordinates(t *connect.InboundTarget) bool {
-	if a := t.Address; a != nil && a.Latitude != nil && a.Longitude != nil {
-		return true
-	}
-	l := t.Location
-	return l != nil && l.Latitude != nil && l.Longitude != nil
 }
 
 // The widest offsets from UTC in use: a route date spans from its midnight at

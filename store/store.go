@@ -44,6 +44,7 @@ type Tx interface {
 	JobTx
 	IdempotencyTx
 	AppointmentTx
+	CustomerTx
 }
 
 // ClientTx stores Integration Clients.
@@ -114,8 +115,11 @@ const (
 )
 
 // Target is a work target as stored. Its identity is (TenantID, SourceSystem,
-// ExternalID); Data holds the last imported payload, with the customer number
-// removed (it belongs to the customer record).
+// ExternalID); Data holds the last imported payload as sent, with the customer
+// number removed (it belongs to the customer record). CustomerID, LocationID and
+// ContactID are the customer records the last import's mapping linked (nil when
+// it linked none or did not run); Effective holds what planning uses, with the
+// gaps of Data filled from the linked location.
 type Target struct {
 	ID           int64                 `json:"id"`
 	TenantID     string                `json:"tenantId"`
@@ -123,9 +127,28 @@ type Target struct {
 	ExternalID   string                `json:"externalId"`
 	Status       TargetStatus          `json:"status"`
 	Data         connect.InboundTarget `json:"data"`
+	CustomerID   *int64                `json:"customerId,omitempty"`
+	LocationID   *int64                `json:"locationId,omitempty"`
+	ContactID    *int64                `json:"contactId,omitempty"`
+	Effective    TargetEffective       `json:"effective"`
 	CreatedAt    time.Time             `json:"createdAt"`
 	UpdatedAt    time.Time             `json:"updatedAt"`
 }
+
+// TargetEffective are the values the route optimizer plans a target with:
+// Data's own values where it has them, else the linked customer location's
+// defaults, else the tenant defaults. mapping.Effective computes them; it is
+// the one place that rule lives.
+type TargetEffective struct {
+	// Latitude and Longitude are both set or both nil.
+	Latitude             *float64 `json:"latitude"`
+	Longitude            *float64 `json:"longitude"`
+	EstimatedWorkMinutes int      `json:"estimatedWorkMinutes"`
+	Priority             *string  `json:"priority"`
+}
+
+// HasCoordinates reports whether the target can be routed.
+func (e TargetEffective) HasCoordinates() bool { return e.Latitude != nil && e.Longitude != nil }
 
 // Job is an import job as stored.
 type Job struct {

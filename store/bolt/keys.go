@@ -27,12 +27,28 @@ var (
 	bucketIdempotencyAt = []byte("idempotency_by_age") // unix nanos + tuple(tenant, client, key) → nothing
 	bucketAppointments  = []byte("appointments")       // tuple(tenant) + id → AppointmentRequest
 	bucketApptStatus    = []byte("appointment_status") // tuple(tenant, status) + id → nothing
+
+	// Customer records (see customers.go for the key helpers).
+	bucketCustomers         = []byte("customers")          // tuple(tenant) + id → Customer
+	bucketCustomerIDs       = []byte("customer_ids")       // tuple(tenant, source, externalId) → id
+	bucketCustomerNumbers   = []byte("customer_numbers")   // tuple(tenant, number) + id → nothing
+	bucketCustomerCounts    = []byte("customer_counts")    // tuple(tenant) → count
+	bucketLocations         = []byte("customer_locations") // tuple(tenant) + customer id + id → CustomerLocation
+	bucketLocationIDs       = []byte("location_ids")       // tuple(tenant, customer id, externalId) → id
+	bucketLocationAddresses = []byte("location_addresses") // tuple(tenant, customer id, address key) + id → nothing
+	bucketContacts          = []byte("customer_contacts")  // tuple(tenant) + customer id + id → CustomerContact
+	bucketContactIDs        = []byte("contact_ids")        // tuple(tenant, customer id, externalId) → id
+	bucketContactEmails     = []byte("contact_emails")     // tuple(tenant, customer id, email key) + id → nothing
+	bucketMappingSettings   = []byte("mapping_settings")   // tuple(tenant) → MappingSettings
 )
 
 var allBuckets = [][]byte{
 	bucketMeta, bucketClients, bucketClientKeys, bucketTargets, bucketTargetIDs,
 	bucketJobs, bucketJobItems, bucketJobIndex, bucketJobCounts, bucketIdempotency, bucketIdempotencyAt,
 	bucketAppointments, bucketApptStatus,
+	bucketCustomers, bucketCustomerIDs, bucketCustomerNumbers, bucketCustomerCounts,
+	bucketLocations, bucketLocationIDs, bucketLocationAddresses,
+	bucketContacts, bucketContactIDs, bucketContactEmails, bucketMappingSettings,
 }
 
 // schemaVersion is written to meta so a later layout change can migrate.

@@ -39,6 +39,7 @@ func Run(t *testing.T, open Opener) {
 		{"TryLock", testTryLock},
 		{"CancelledContext", testCancelledContext},
 		{"Appointments", testAppointments},
+		{"CustomerRecords", testCustomerRecords},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) { s.fn(t, open) })
