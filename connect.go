@@ -440,8 +440,9 @@ const (
 	// WarningUnknownField: the target has a field that is not in the schema
 	// (usually a typo); the field is ignored.
 	WarningUnknownField WarningCode = "UnknownField"
-	// WarningMissingCoordinates: neither address nor location has both latitude and
-	// longitude, so the target cannot be routed.
+	// WarningMissingCoordinates: neither address, nor location, nor the linked
+	// customer location has both latitude and longitude, so the target cannot be
+	// routed.
 	WarningMissingCoordinates WarningCode = "MissingCoordinates"
 	// WarningAlreadyCancelled: a cancel hit a target that was already cancelled.
 	WarningAlreadyCancelled WarningCode = "AlreadyCancelled"

@@ -18,6 +18,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/mapping"
 	"github.com/integration-connect/connect/store"
 )
 
@@ -35,8 +36,8 @@ type Config struct {
 	IdempotencyRetention time.Duration
 	// CustomerCheck recognises the customer of a submitted request; an
 	// unrecognised one sends the request to PendingReview. It runs only when the
-	// caller holds customers.map. Nil skips the customer check; the mapping
-	// package provides one.
+	// caller holds customers.map. Nil means mapping.RecognizeCustomer, which
+	// looks the customer and location up among the tenant's customer records.
 	CustomerCheck Checker
 }
 
@@ -55,6 +56,9 @@ func New(cfg Config) *Service {
 	}
 	if cfg.IdempotencyRetention <= 0 {
 		cfg.IdempotencyRetention = store.DefaultIdempotencyRetention
+	}
+	if cfg.CustomerCheck == nil {
+		cfg.CustomerCheck = mapping.RecognizeCustomer
 	}
 	return &Service{cfg: cfg}
 }

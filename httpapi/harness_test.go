@@ -23,6 +23,7 @@ import (
 	"github.com/integration-connect/connect/appointments"
 	"github.com/integration-connect/connect/httpapi"
 	"github.com/integration-connect/connect/importer"
+	"github.com/integration-connect/connect/mapping"
 	"github.com/integration-connect/connect/store"
 	"github.com/integration-connect/connect/store/bolt"
 )
@@ -39,6 +40,8 @@ type server struct {
 	logs    *syncBuffer
 	// appointments is the service behind the preview routes, for host actions.
 	appointments connect.AppointmentService
+	// customers is the host's customer-record service, for settings and states.
+	customers *mapping.Service
 }
 
 // newServer starts a server; adjust may change the config before New.
@@ -65,7 +68,8 @@ func newServer(t testing.TB, adjust ...func(*httpapi.Config)) *server {
 	}
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
-	return &server{t: t, url: ts.URL, handler: h, store: db, clients: cfg.Clients.(*store.Clients), logs: logs, appointments: cfg.Appointments}
+	return &server{t: t, url: ts.URL, handler: h, store: db, clients: cfg.Clients.(*store.Clients), logs: logs,
+		appointments: cfg.Appointments, customers: mapping.New(mapping.Config{Store: db})}
 }
 
 // key creates a client of tenant with scopes and returns its API key.

@@ -14,24 +14,9 @@ import (
 
 const keysSynopsis = "keys create|list|revoke [flags]"
 
-func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	subcommands := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-		"create": runKeysCreate, "list": runKeysList, "revoke": runKeysRevoke,
-	}
-	if len(args) == 0 || isHelp(args[0]) {
-		fmt.Fprintf(stderr, "Usage: connectd %s\n\n  create  create a client and print its API key (shown once)\n  list    list clients\n  revoke  revoke a client's key\n", keysSynopsis)
-		if len(args) == 0 {
-			return errUsage
-		}
-		return nil
-	}
-	sub, ok := subcommands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "connectd keys: unknown command %q\n", args[0])
-		return errUsage
-	}
-	return sub(ctx, args[1:], stdout, stderr)
-}
+var runKeys = subcommands("keys", keysSynopsis, map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+	"create": runKeysCreate, "list": runKeysList, "revoke": runKeysRevoke,
+})
 
 // runKeysCreate creates a client and prints its key alone on the last line of
 // stdout, so scripts can take it with tail -n 1.
@@ -109,14 +94,19 @@ func runKeysRevoke(ctx context.Context, args []string, stdout, stderr io.Writer)
 	})
 }
 
-// withClients opens the store in dir for one admin command.
+// withClients runs fn with the client registry of the store in dir.
 func withClients(dir string, fn func(*store.Clients) error) error {
+	return withStore(dir, func(s store.Store) error { return fn(&store.Clients{Store: s}) })
+}
+
+// withStore opens the store in dir for one admin command.
+func withStore(dir string, fn func(store.Store) error) error {
 	s, err := openStore(dir)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	return fn(&store.Clients{Store: s})
+	return fn(s)
 }
 
 func scopeList() string { return joinScopes(connect.AllScopes) }

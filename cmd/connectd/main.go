@@ -4,6 +4,10 @@
 //	connectd keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR]
 //	connectd keys list [--tenant T] [--data DIR]
 //	connectd keys revoke --tenant T --client C [--data DIR]
+//	connectd mapping set --tenant T [--auto-create-customers=BOOL] [--auto-create-locations=BOOL] [--auto-create-contacts=BOOL] [--data DIR]
+//	connectd mapping show --tenant T [--data DIR]
+//	connectd customers list --tenant T [--data DIR]
+//	connectd customers archive|block|reactivate --tenant T --id N [--data DIR]
 //	connectd version
 //
 // Every command takes --help. The data directory defaults to ./connect-data (or
@@ -35,6 +39,8 @@ func commands() []command {
 	return []command{
 		{"serve", "run the HTTP server", runServe},
 		{"keys", "create, list and revoke API keys (keys create|list|revoke)", runKeys},
+		{"mapping", "show and change a tenant's customer mapping settings (mapping set|show)", runMapping},
+		{"customers", "list, archive, block and reactivate customer records (customers list|archive|block|reactivate)", runCustomers},
 		{"version", "print the version", runVersion},
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/importer"
 )
 
 // runCLI runs a connectd command line in process.
@@ -29,7 +32,7 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"version", "--help"}, 0, "Usage: connectd version"},
 		{[]string{"serve", "--help"}, 0, "--metrics-addr"},
 		{[]string{"keys"}, 2, "keys create|list|revoke"},
-		{[]string{"keys", "--help"}, 0, "create  create a client"},
+		{[]string{"keys", "--help"}, 0, "Commands: create, list, revoke"},
 		{[]string{"keys", "create", "--help"}, 0, "--source-system"},
 		{[]string{"keys", "list", "--help"}, 0, "--tenant"},
 		{[]string{"keys", "revoke", "--help"}, 0, "--client"},
@@ -70,5 +73,55 @@ func TestKeysLifecycle(t *testing.T) {
 	fields := strings.Fields(rows[len(rows)-1])
 	if len(rows) != 2 || fields[len(fields)-1] == "-" {
 		t.Errorf("revocation time not listed:\n%s", out)
+	}
+}
+
+func TestMappingAndCustomerCommands(t *testing.T) {
+	data := t.TempDir()
+	status, out, _ := runCLI(t, "mapping", "show", "--tenant", "acme", "--data", data)
+	if status != 0 || !strings.Contains(out, "auto-create-customers=true") || !strings.Contains(out, "auto-create-contacts=true") {
+		t.Errorf("mapping show: %d\n%s", status, out)
+	}
+	status, out, _ = runCLI(t, "mapping", "set", "--tenant", "acme", "--auto-create-locations=false", "--data", data)
+	if status != 0 || !strings.Contains(out, "auto-create-locations=false") || !strings.Contains(out, "auto-create-customers=true") {
+		t.Errorf("mapping set: %d\n%s", status, out)
+	}
+	if status, _, errOut := runCLI(t, "mapping", "set", "--tenant", "acme", "--auto-create-contacts=maybe", "--data", data); status != 2 {
+		t.Errorf("mapping set with a bad boolean: %d %s", status, errOut)
+	}
+
+	importWithMapping(t, data)
+	status, out, _ = runCLI(t, "customers", "list", "--tenant", "acme", "--data", data)
+	if status != 0 || !strings.Contains(out, "CUST-1") || !strings.Contains(out, "Active") || !strings.Contains(out, "(1 of 1 customers)") {
+		t.Fatalf("customers list: %d\n%s", status, out)
+	}
+	for _, step := range []struct{ verb, want string }{{"archive", "Archived"}, {"block", "Blocked"}, {"reactivate", "Active"}} {
+		status, out, errOut := runCLI(t, "customers", step.verb, "--tenant", "acme", "--id", "1", "--data", data)
+		if status != 0 || !strings.Contains(out, "is "+step.want) {
+			t.Errorf("customers %s: %d %s %s", step.verb, status, out, errOut)
+		}
+	}
+	if status, _, errOut := runCLI(t, "customers", "archive", "--tenant", "globex", "--id", "1", "--data", data); status != 1 || !strings.Contains(errOut, `tenant "globex" has no customer 1`) {
+		t.Errorf("another tenant's customer: %d %s", status, errOut)
+	}
+	if status, _, errOut := runCLI(t, "customers", "block", "--tenant", "acme", "--data", data); status != 2 || !strings.Contains(errOut, "--id is required") {
+		t.Errorf("customers block without --id: %d %s", status, errOut)
+	}
+}
+
+// importWithMapping imports one target with a customer into the store in data,
+// through the library, as a source system holding customers.map would.
+func importWithMapping(t *testing.T, data string) {
+	t.Helper()
+	s, err := openStore(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	caller := connect.Caller{TenantID: "acme", ClientID: "erp", SourceSystem: "erp", Scopes: []connect.Scope{connect.ScopeTargetsWrite, connect.ScopeCustomersMap}}
+	out, err := importer.New(importer.Config{Store: s}).ImportTargetJSON(context.Background(), caller,
+		[]byte(`{"externalId":"WO-1","title":"x","customer":{"externalId":"CUST-1","name":"Müller"}}`), connect.WriteOptions{})
+	if err != nil || out.Result.Items[0].CustomerMapping.Status != connect.MappingCreated {
+		t.Fatalf("import: %v %+v", err, out.Result)
 	}
 }
