@@ -165,7 +165,6 @@ func (m *model) latest(id int, bound int64) int64 {
 // windows make a visit in either order impossible are never neighbours, so
 // the lists of time-window problems hold useful stops only.
 func (m *model) buildNeighbours() {
-	k := min(neighbourCount, m.n-1)
 	m.nb = make([][]int32, m.dim)
 	type cand struct {
 		id int32
@@ -182,7 +181,7 @@ func (m *model) buildNeighbours() {
 		slices.SortFunc(cands, func(x, y cand) int {
 			return cmp.Or(cmp.Compare(x.d, y.d), cmp.Compare(x.id, y.id))
 		})
-		for _, c := range cands[:min(k, len(cands))] {
+		for _, c := range cands[:min(neighbourCount, len(cands))] {
 			m.nb[a] = append(m.nb[a], c.id)
 		}
 	}
