@@ -35,8 +35,8 @@ type candidate struct {
 // byShift the cached costs of other positions may be slightly stale; that
 // affects only the ranking, never feasibility, which is checked at insertion.
 func (s *search) recreate(r *route, how insertion) int {
-	cands := s.initialCandidates(r, how)
-	inserted, dropped, complete := 0, false, true
+	cands, skipped := s.initialCandidates(r, how)
+	inserted, dropped, complete := 0, skipped > 0, true
 	for len(cands) > 0 && r.stops() < s.m.maxStops {
 		best := s.pick(cands, how)
 		c := cands[best]
@@ -57,18 +57,20 @@ func (s *search) recreate(r *route, how insertion) int {
 }
 
 // initialCandidates returns the unvisited servable stops that fit somewhere,
-// with their cheapest positions.
-func (s *search) initialCandidates(r *route, how insertion) []candidate {
-	cands := s.cands[:0]
+// with their cheapest positions, and how many did not fit.
+func (s *search) initialCandidates(r *route, how insertion) ([]candidate, int) {
+	cands, skipped := s.cands[:0], 0
 	for _, u := range s.servable {
 		if r.pos[u] != 0 {
 			continue
 		}
 		if p, cost, ok := s.cheapestPosition(r, u, how); ok {
 			cands = append(cands, candidate{u, p, cost})
+		} else {
+			skipped++
 		}
 	}
-	return cands
+	return cands, skipped
 }
 
 // pick returns the index of the best-ranked candidate.
@@ -152,14 +154,17 @@ func (s *search) cheapestPosition(r *route, u int, how insertion) (int, int64, b
 }
 
 // score ranks the insertion of u at the given cost; higher is better.
+// Explicit float64 conversions round every product, so that no platform
+// fuses a multiply-add and the ranking (hence the route) is the same on
+// every architecture.
 func (s *search) score(u int, cost int64, how insertion) float64 {
 	v := float64(s.m.val[u])
 	if how.squared {
-		v *= v
+		v = float64(v * v)
 	}
 	score := v / (float64(max(cost, 0)) + 1)
 	if how.noise > 0 {
-		score *= 1 + how.noise*(2*s.rng.Float64()-1)
+		score *= 1 + float64(how.noise*(2*s.rng.Float64()-1))
 	}
 	return score
 }

@@ -110,13 +110,14 @@ func (s *search) perturb(r *route) {
 }
 
 // accept decides whether cand replaces cur. temp falls from 1 to 0 over the
-// budget and scales the thresholds.
+// budget and scales the thresholds. The float64 conversions keep platforms
+// from fusing multiply-adds, which could change a decision.
 func (s *search) accept(cand, cur, best *route, temp float64) bool {
 	switch {
 	case cand.value > cur.value:
 		return true
 	case cand.value < cur.value:
-		return float64(cand.value) >= float64(best.value)*(1-valueSlack*temp)
+		return float64(cand.value) >= float64(best.value)*(1-float64(valueSlack*temp))
 	}
-	return float64(cand.travel()) <= float64(cur.travel())*(1+travelSlack*temp)
+	return float64(cand.travel()) <= float64(cur.travel())*(1+float64(travelSlack*temp))
 }
