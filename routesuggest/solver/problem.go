@@ -1,0 +1,166 @@
+package solver
+
+import "errors"
+
+// MaxTime bounds every time, duration and travel time of a Problem (in
+// absolute value), so that sums along a route can never overflow int64.
+// 2^40 seconds is about 35,000 years.
+const MaxTime int64 = 1 << 40
+
+// MaxProblemStops is the largest number of stops Solve and Check accept. The
+// solver copies the travel times between all stops into a dense matrix, so
+// the limit keeps its memory bounded (about 32 MB at the limit).
+const MaxProblemStops = 2000
+
+// ErrInvalid is wrapped by every error about a malformed Problem; the message
+// names the offending field.
+var ErrInvalid = errors.New("solver: invalid problem")
+
+// ErrInfeasible is wrapped by the errors of Check when the given order breaks
+// a hard constraint; the message says which one and where.
+var ErrInfeasible = errors.New("solver: infeasible route")
+
+// TravelTimes gives the travel time between two matrix nodes. The solver reads
+// every pair it needs once, at the start of Solve or Check. Implementations
+// must be deterministic and return values in [0, MaxTime].
+type TravelTimes interface {
+	Travel(from, to int) int64
+}
+
+// Matrix is a dense TravelTimes: Matrix[from][to] is the travel time.
+type Matrix [][]int64
+
+// Travel returns m[from][to].
+func (m Matrix) Travel(from, to int) int64 { return m[from][to] }
+
+// Len returns the number of nodes, so that the solver can reject node indices
+// outside the matrix with a clear error instead of panicking.
+func (m Matrix) Len() int { return len(m) }
+
+// Window is an interval in which service at a stop may start: service may
+// start at any time t with Open <= t <= Close.
+type Window struct {
+	Open, Close int64
+}
+
+// Stop is a place the vehicle may visit.
+type Stop struct {
+	// Node is the stop's index into the travel times.
+	Node int
+	// Service is how long the vehicle stays at the stop.
+	Service int64
+	// Windows are the intervals in which service may start. Several
+	// non-overlapping windows are allowed, in any order. Empty means any time
+	// in the shift.
+	Windows []Window
+	// Fixed means service must start exactly at the Open of one of the
+	// windows (an appointment); waiting before it is allowed. A fixed stop
+	// needs at least one window.
+	Fixed bool
+	// Value is collected when the stop is visited; it must be positive. The
+	// solver maximizes the sum of the values of the visited stops.
+	Value int64
+}
+
+// Problem is one single-vehicle routing request. All times are integers in a
+// unit chosen by the caller (seconds, tenths, distance units...).
+type Problem struct {
+	// Travel gives the travel times between the nodes used by Start, End and
+	// the stops.
+	Travel TravelTimes
+	// Start and End are the nodes of the start and end depots. -1 means none:
+	// the route starts at its first stop, or ends after its last one.
+	Start, End int
+	// ShiftStart is the earliest time the vehicle leaves Start (or, without
+	// Start, the earliest service start at the first stop).
+	ShiftStart int64
+	// ShiftEnd is the latest time the vehicle is back at End (or, without End,
+	// finishes the service at its last stop).
+	ShiftEnd int64
+	// Stops are the candidate stops; Solution refers to them by index.
+	Stops []Stop
+	// Buffer is extra time spent between two consecutive stops (for example
+	// parking), before arriving at the next stop. It is not added after Start
+	// or before End.
+	Buffer int64
+	// MaxStops caps the number of visited stops; 0 means no cap.
+	MaxStops int
+	// Iterations is the search budget (ruin-and-recreate iterations); 0 means
+	// DefaultIterations. The result depends on it, never on the clock.
+	Iterations int
+	// Seed seeds the search's random generator: the same Problem with the
+	// same Seed gives the same Solution.
+	Seed uint64
+}
+
+// Visit is one stop of a route with its schedule.
+type Visit struct {
+	// Stop is the index into Problem.Stops.
+	Stop int
+	// Arrival is when the vehicle arrives (after travel and buffer).
+	Arrival int64
+	// ServiceStart is when service starts: the earliest feasible time at or
+	// after Arrival.
+	ServiceStart int64
+	// Departure is ServiceStart plus the stop's Service.
+	Departure int64
+}
+
+// Solution is a planned route.
+type Solution struct {
+	// Visits are the visited stops in route order.
+	Visits []Visit
+	// Value is the total value of the visited stops.
+	Value int64
+	// TravelTime is the total travel time: start to first stop, between
+	// stops, last stop to end. It excludes buffer, waiting and service.
+	TravelTime int64
+	// EndTime is when the vehicle arrives at End or, without End, finishes the
+	// service at its last stop (ShiftStart for an empty route without End).
+	EndTime int64
+	// Unrouted lists every stop that is not visited, by increasing index,
+	// with the reason.
+	Unrouted []Unrouted
+}
+
+// Unrouted is a stop left out of the route and why.
+type Unrouted struct {
+	Stop   int
+	Reason Reason
+}
+
+// Reason says why a stop is not visited, so that a caller can tell a
+// customer whether changing its window would help.
+type Reason int
+
+// The reasons a stop is not visited.
+const (
+	// InfeasibleAlone: the stop cannot be served even as the only stop of the
+	// route (its windows and service do not fit in the shift together with
+	// the travel from Start and to End).
+	InfeasibleAlone Reason = iota + 1
+	// NoRoom: the stop could be served alone, but it does not fit into the
+	// chosen route, which collects more value with other stops.
+	NoRoom
+	// MaxStops: the stop would fit into the chosen route in time, but the
+	// route already has MaxStops stops.
+	MaxStops
+)
+
+var reasonNames = map[Reason]string{
+	InfeasibleAlone: "infeasible-alone",
+	NoRoom:          "no-room",
+	MaxStops:        "max-stops",
+}
+
+// String returns the reason's stable name (for logs and JSON).
+func (r Reason) String() string {
+	if s, ok := reasonNames[r]; ok {
+		return s
+	}
+	return "unknown"
+}
+
+// MarshalText encodes the reason as its name, so JSON shows "no-room" rather
+// than a number.
+func (r Reason) MarshalText() ([]byte, error) { return []byte(r.String()), nil }

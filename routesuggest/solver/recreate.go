@@ -1,0 +1,170 @@
+package solver
+
+import (
+	"math"
+	"sort"
+)
+
+// insertion says how recreate ranks the feasible insertions of unvisited
+// stops. Varying it between iterations diversifies the search.
+type insertion struct {
+	// byShift prices an insertion by how much it delays the next stop
+	// (travel, service and waiting) instead of by the added travel alone:
+	// better when waiting for windows eats the shift.
+	byShift bool
+	// squared ranks stops by value² per cost instead of value per cost,
+	// favouring valuable stops over cheap ones.
+	squared bool
+	// noise randomizes the ranking by up to this fraction.
+	noise float64
+}
+
+// candidate is an unvisited stop with its cheapest known insertion.
+type candidate struct {
+	u, p int
+	cost int64
+}
+
+// recreate inserts unvisited stops one at a time, each time the stop with the
+// best value per cost at its cheapest position, until none fits or the route
+// is full. It returns how many stops it inserted.
+//
+// Each candidate's cheapest position is cached. After an insertion only the
+// two new edges can offer a cheaper position, so a candidate is rescanned in
+// full only when its cached position was taken or became infeasible. With
+// byShift the cached costs of other positions may be slightly stale; that
+// affects only the ranking, never feasibility, which is checked at insertion.
+func (s *search) recreate(r *route, how insertion) int {
+	cands, skipped := s.initialCandidates(r, how)
+	inserted, dropped, complete := 0, skipped > 0, true
+	for len(cands) > 0 && r.stops() < s.m.maxStops {
+		best := s.pick(cands, how)
+		c := cands[best]
+		cands = append(cands[:best], cands[best+1:]...)
+		s.touch(r.seq[c.p], c.u, r.seq[c.p+1])
+		r.insert(c.u, c.p)
+		inserted++
+		complete = complete && !dropped
+		var n int
+		cands, n = s.updateCandidates(r, cands, c.p, how)
+		dropped = dropped || n > 0
+	}
+	if complete {
+		r.filled = r.gen // every unvisited stop was tried on the final route
+	}
+	s.cands = cands
+	return inserted
+}
+
+// initialCandidates returns the unvisited servable stops that fit somewhere,
+// with their cheapest positions, and how many did not fit.
+func (s *search) initialCandidates(r *route, how insertion) ([]candidate, int) {
+	cands, skipped := s.cands[:0], 0
+	for _, u := range s.servable {
+		if r.pos[u] != 0 {
+			continue
+		}
+		if p, cost, ok := s.cheapestPosition(r, u, how); ok {
+			cands = append(cands, candidate{u, p, cost})
+		} else {
+			skipped++
+		}
+	}
+	return cands, skipped
+}
+
+// pick returns the index of the best-ranked candidate.
+func (s *search) pick(cands []candidate, how insertion) int {
+	best, bestScore := 0, math.Inf(-1)
+	for i, c := range cands {
+		if score := s.score(c.u, c.cost, how); score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return best
+}
+
+// updateCandidates refreshes the cached insertions after a stop was inserted
+// between positions p and p+1, dropping candidates that no longer fit. It
+// returns the kept candidates and how many were dropped.
+func (s *search) updateCandidates(r *route, cands []candidate, p int, how insertion) ([]candidate, int) {
+	keep := cands[:0]
+	for _, c := range cands {
+		if c.p > p {
+			c.p++
+		}
+		ok, delta, shift := false, int64(0), int64(0)
+		if c.p != p {
+			ok, delta, shift = r.canInsert(c.u, c.p)
+		}
+		if ok {
+			c.cost = pick(how, delta, shift)
+			c = s.cheaperAt(r, c, p, how)
+			c = s.cheaperAt(r, c, p+1, how)
+		} else if c.p, c.cost, ok = s.cheapestPosition(r, c.u, how); !ok {
+			continue
+		}
+		keep = append(keep, c)
+	}
+	return keep, len(cands) - len(keep)
+}
+
+// cheaperAt returns c moved to position p if that is feasible and cheaper.
+func (s *search) cheaperAt(r *route, c candidate, p int, how insertion) candidate {
+	if ok, delta, shift := r.canInsert(c.u, p); ok {
+		if cost := pick(how, delta, shift); cost < c.cost {
+			c.p, c.cost = p, cost
+		}
+	}
+	return c
+}
+
+// pick returns the cost of an insertion as ranked by how.
+func pick(how insertion, delta, shift int64) int64 {
+	if how.byShift {
+		return shift
+	}
+	return delta
+}
+
+// cheapestPosition returns the feasible position with the lowest cost for
+// stop u. Along a feasible route both the departure times and the latest
+// arrivals never decrease, so only the stretch of positions compatible with
+// u's windows is scanned: it starts where u's service could end before the
+// latest arrival at the next position, and stops once the route departs
+// after u's last window has closed.
+func (s *search) cheapestPosition(r *route, u int, how insertion) (int, int64, bool) {
+	m := s.m
+	ws := m.win[u]
+	earliestEnd := ws[0].Open + m.svc[u]
+	lastClose := ws[len(ws)-1].Close
+	k := r.stops()
+	p := sort.Search(k+1, func(p int) bool { return r.la[p+1] >= earliestEnd })
+	bestP, bestCost, found := 0, int64(0), false
+	for ; p <= k && r.departure(p) <= lastClose; p++ {
+		ok, delta, shift := r.canInsert(u, p)
+		if !ok {
+			continue
+		}
+		if cost := pick(how, delta, shift); !found || cost < bestCost {
+			bestP, bestCost, found = p, cost, true
+		}
+	}
+	return bestP, bestCost, found
+}
+
+// score ranks the insertion of u at the given cost; higher is better.
+// Explicit float64 conversions round every product, so that no platform
+// fuses a multiply-add and the ranking (hence the route) is the same on
+// every architecture.
+func (s *search) score(u int, cost int64, how insertion) float64 {
+	v := float64(s.m.val[u])
+	if how.squared {
+		v = float64(v * v)
+	}
+	score := v / (float64(max(cost, 0)) + 1)
+	if how.noise > 0 {
+		score *= 1 + float64(how.noise*(2*s.rng.Float64()-1))
+	}
+	return score
+}

@@ -1,0 +1,175 @@
+package solver
+
+// route is a sequence of ids from the start depot to the end depot with the
+// arrays that make move evaluation cheap. Positions 1..k hold the k visited
+// stops; position 0 is the start and k+1 the end. refresh recomputes every
+// derived array; it must run after each change of seq.
+type route struct {
+	m   *model
+	seq []int
+	// es[p] is the earliest service start at position p (the arrival time
+	// for the end depot), never when p cannot be reached in time.
+	es []int64
+	// la[p] is the latest arrival at position p from which the rest of the
+	// route is still feasible, -never when there is none.
+	la []int64
+	// fwd[p] is the travel time along seq[0..p]; bwd[p] is the travel time
+	// of the same stretch driven backwards (seq[p] to seq[0]), so reversing a
+	// segment is priced in constant time on asymmetric matrices.
+	fwd, bwd []int64
+	// pos[id] is the position of stop id, 0 when it is not visited.
+	pos   []int
+	value int64
+	// gen counts the changes of seq. filled and replaced hold the gen at
+	// which a complete insertion scan or replacement scan found nothing to
+	// do, so an unchanged route is not scanned again.
+	gen, filled, replaced uint64
+}
+
+// newRoute returns the empty route of m.
+func newRoute(m *model) *route {
+	r := &route{m: m, pos: make([]int, m.n), filled: ^uint64(0), replaced: ^uint64(0)}
+	r.seq = append(r.seq, m.start, m.end)
+	r.refresh()
+	return r
+}
+
+// stops returns the number of visited stops.
+func (r *route) stops() int { return len(r.seq) - 2 }
+
+// cost returns the travel time of the route, Buffer included.
+func (r *route) cost() int64 { return r.fwd[len(r.seq)-1] }
+
+// travel returns the travel time without Buffer, the second objective.
+func (r *route) travel() int64 {
+	return r.cost() - r.m.buffer*int64(max(r.stops()-1, 0))
+}
+
+// feasible reports whether the route meets every time constraint.
+func (r *route) feasible() bool { return r.es[len(r.seq)-1] <= r.m.shiftEnd }
+
+// better reports whether r is better than o: more value, or the same value
+// with less travel.
+func (r *route) better(o *route) bool {
+	if r.value != o.value {
+		return r.value > o.value
+	}
+	return r.travel() < o.travel()
+}
+
+// refresh recomputes the derived arrays from seq.
+func (r *route) refresh() {
+	n := len(r.seq)
+	r.es, r.la = resize(r.es, n), resize(r.la, n)
+	r.fwd, r.bwd = resize(r.fwd, n), resize(r.bwd, n)
+	r.gen++
+	r.forward()
+	r.backward()
+	r.value = 0
+	for p, id := range r.seq[1 : n-1] {
+		r.pos[id] = p + 1
+		r.value += r.m.val[id]
+	}
+}
+
+// forward fills es, fwd and bwd.
+func (r *route) forward() {
+	m := r.m
+	r.es[0], r.fwd[0], r.bwd[0] = m.shiftStart, 0, 0
+	for p := 1; p < len(r.seq); p++ {
+		a, b := r.seq[p-1], r.seq[p]
+		r.fwd[p] = r.fwd[p-1] + m.at(a, b)
+		r.bwd[p] = r.bwd[p-1] + m.at(b, a)
+		r.es[p] = m.earliest(b, r.es[p-1]+m.svc[a]+m.at(a, b))
+	}
+}
+
+// backward fills la.
+func (r *route) backward() {
+	m := r.m
+	last := len(r.seq) - 1
+	r.la[last] = m.shiftEnd
+	for p := last - 1; p >= 0; p-- {
+		a, b := r.seq[p], r.seq[p+1]
+		r.la[p] = m.latest(a, r.la[p+1]-m.at(a, b)-m.svc[a])
+	}
+}
+
+// departure returns the earliest departure from position p.
+func (r *route) departure(p int) int64 { return r.es[p] + r.m.svc[r.seq[p]] }
+
+// chain reports whether the route stays feasible when the positions strictly
+// between p and q are replaced by ids: it schedules ids from the earliest
+// departure at p and compares the arrival at q with la[q].
+func (r *route) chain(p int, ids []int, q int) bool {
+	m := r.m
+	prev, t := r.seq[p], r.departure(p)
+	for _, id := range ids {
+		s := m.earliest(id, t+m.at(prev, id))
+		if s >= never {
+			return false
+		}
+		prev, t = id, s+m.svc[id]
+	}
+	return t+m.at(prev, r.seq[q]) <= r.la[q]
+}
+
+// canInsert reports whether stop u fits between positions p and p+1, with
+// the added travel and the shift of the arrival at p+1 (added travel plus
+// service plus waiting), in constant time.
+func (r *route) canInsert(u, p int) (ok bool, delta, shift int64) {
+	m := r.m
+	a, b := r.seq[p], r.seq[p+1]
+	s := m.earliest(u, r.departure(p)+m.at(a, u))
+	if s >= never {
+		return false, 0, 0
+	}
+	arrB := s + m.svc[u] + m.at(u, b)
+	if arrB > r.la[p+1] {
+		return false, 0, 0
+	}
+	delta = m.at(a, u) + m.at(u, b) - m.at(a, b)
+	return true, delta, arrB - (r.departure(p) + m.at(a, b))
+}
+
+// canRemove reports whether the stop at position p can be left out without
+// breaking the route (it can fail only without the triangle inequality).
+func (r *route) canRemove(p int) bool {
+	return r.chain(p-1, nil, p+1)
+}
+
+// insert puts stop u between positions p and p+1.
+func (r *route) insert(u, p int) {
+	r.seq = append(r.seq, 0)
+	copy(r.seq[p+2:], r.seq[p+1:])
+	r.seq[p+1] = u
+	r.refresh()
+}
+
+// remove leaves out the stop at position p.
+func (r *route) remove(p int) {
+	r.pos[r.seq[p]] = 0
+	r.seq = append(r.seq[:p], r.seq[p+1:]...)
+	r.refresh()
+}
+
+// copyFrom makes r an independent copy of o.
+func (r *route) copyFrom(o *route) {
+	r.m = o.m
+	r.seq = append(r.seq[:0], o.seq...)
+	r.es = append(r.es[:0], o.es...)
+	r.la = append(r.la[:0], o.la...)
+	r.fwd = append(r.fwd[:0], o.fwd...)
+	r.bwd = append(r.bwd[:0], o.bwd...)
+	r.pos = append(r.pos[:0], o.pos...)
+	r.value = o.value
+	r.gen, r.filled, r.replaced = o.gen, o.filled, o.replaced
+}
+
+// resize returns s with length n, reusing its storage.
+func resize(s []int64, n int) []int64 {
+	if cap(s) < n {
+		return make([]int64, n)
+	}
+	return s[:n]
+}

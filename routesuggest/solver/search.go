@@ -1,0 +1,123 @@
+package solver
+
+import (
+	"cmp"
+	"context"
+	"math/rand/v2"
+	"slices"
+)
+
+// DefaultIterations is the search budget used when Problem.Iterations is 0.
+// It is sized so that a 200-stop problem with time windows solves well under
+// a second on a slow two-core machine, while small problems (up to about 100
+// stops) get close to their optimum.
+const DefaultIterations = 3000
+
+// Acceptance thresholds, as fractions: at the start of the search a route
+// with up to valueSlack less value than the best, or (for equal value) up to
+// travelSlack more travel than the current route, is accepted as the new
+// current route. Both shrink linearly to zero over the budget, so the search
+// ends as a pure descent.
+const (
+	valueSlack  = 0.03
+	travelSlack = 0.02
+)
+
+// search holds the state of one Solve run.
+type search struct {
+	m        *model
+	rng      *rand.Rand
+	byValue  []int // stops by decreasing value, then index
+	servable []int // byValue without the stops that cannot be served alone
+	scratch  []int
+	cands    []candidate
+	active   []bool // per id: queued for the local search
+	queue    []int  // active ids in activation order
+}
+
+// newSearch prepares a search on m seeded with seed.
+func newSearch(m *model, seed uint64) *search {
+	s := &search{m: m, rng: rand.New(rand.NewPCG(seed, 0x5eed)), active: make([]bool, m.dim)}
+	for i := range m.n {
+		s.byValue = append(s.byValue, i)
+	}
+	slices.SortStableFunc(s.byValue, func(a, b int) int { return cmp.Compare(m.val[b], m.val[a]) })
+	empty := newRoute(m)
+	for _, u := range s.byValue {
+		if ok, _, _ := empty.canInsert(u, 0); ok {
+			s.servable = append(s.servable, u)
+		}
+	}
+	return s
+}
+
+// Solve validates p and returns an optimized route. The error is non-nil only
+// for an invalid Problem (wrapping ErrInvalid). When ctx is done before the
+// budget is spent, Solve returns the best route found so far.
+func Solve(ctx context.Context, p Problem) (Solution, error) {
+	m, err := compile(p)
+	if err != nil {
+		return Solution{}, err
+	}
+	iters := p.Iterations
+	if iters == 0 {
+		iters = DefaultIterations
+	}
+	best := newSearch(m, p.Seed).run(ctx, iters)
+	return solution(best), nil
+}
+
+// run constructs a route and improves it for iters iterations.
+func (s *search) run(ctx context.Context, iters int) *route {
+	cur := newRoute(s.m)
+	s.recreate(cur, insertion{byShift: true, squared: true})
+	s.descend(cur)
+	best, cand := newRoute(s.m), newRoute(s.m)
+	best.copyFrom(cur)
+	patience := max(100, iters/10)
+	lastGain := 0
+	for it := 0; it < iters && s.m.n > 0; it++ {
+		if it%16 == 0 && ctx.Err() != nil {
+			break
+		}
+		cand.copyFrom(cur)
+		s.perturb(cand)
+		if cand.better(best) {
+			best.copyFrom(cand)
+			lastGain = it
+		}
+		if s.accept(cand, cur, best, 1-float64(it)/float64(iters)) {
+			cur, cand = cand, cur
+		}
+		if it-lastGain > patience {
+			cur.copyFrom(best)
+			lastGain = it
+		}
+	}
+	return best
+}
+
+// perturb ruins r, recreates it with a randomly chosen ranking and descends
+// to a local optimum.
+func (s *search) perturb(r *route) {
+	s.ruin(r)
+	s.recreate(r, insertion{
+		byShift: s.rng.IntN(2) == 0,
+		squared: s.rng.IntN(2) == 0,
+		noise:   0.2 * s.rng.Float64(),
+	})
+	s.descend(r)
+}
+
+// accept decides whether cand replaces cur. temp falls from 1 to 0 over the
+// budget and scales the thresholds. The float64 conversions keep platforms
+// from fusing multiply-adds, which could change a decision.
+func (s *search) accept(cand, cur, best *route, temp float64) bool {
+	switch {
+	case cand.value > cur.value:
+		return true
+	case cand.value < cur.value:
+		return float64(cand.value) >= float64(best.value)*(1-float64(valueSlack*temp))
+	}
+	return float64(cand.travel()) <= float64(cur.travel())*(1+float64(travelSlack*temp))
+}
