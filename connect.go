@@ -590,7 +590,7 @@ type ImportJobList struct {
 // Route suggestions
 
 // CreateImportJobRouteSuggestionRequest asks for a draft route built from the
-// targets of an import job.
+// targets of an import job. RouteDate is required.
 type CreateImportJobRouteSuggestionRequest struct {
 	RouteDate             Date    `json:"routeDate"`
 	EmployeeID            *string `json:"employeeId" validate:"omitnil,notblank,max=200"`
@@ -601,11 +601,99 @@ type CreateImportJobRouteSuggestionRequest struct {
 
 // CreateRouteSuggestionResponse answers endpoint 6.
 type CreateRouteSuggestionResponse struct {
-	RouteSuggestionID int64             `json:"routeSuggestionId"`
-	Status            string            `json:"status"`
-	IncludedTargets   int               `json:"includedTargets"`
-	ExcludedTargets   int               `json:"excludedTargets"`
-	Links             map[string]string `json:"links"`
+	RouteSuggestionID int64                 `json:"routeSuggestionId"`
+	Status            RouteSuggestionStatus `json:"status"`
+	IncludedTargets   int                   `json:"includedTargets"`
+	ExcludedTargets   int                   `json:"excludedTargets"`
+	// Links holds paths relative to the server root; the HTTP host fills them.
+	Links map[string]string `json:"links"`
+}
+
+// RouteSuggestionStatus is the state of a route suggestion: created Draft, then
+// Published or Discarded by the host application (the manager's review).
+type RouteSuggestionStatus string
+
+// Route suggestion statuses.
+const (
+	RouteDraft     RouteSuggestionStatus = "Draft"
+	RoutePublished RouteSuggestionStatus = "Published"
+	RouteDiscarded RouteSuggestionStatus = "Discarded"
+)
+
+// ExclusionReason says why an item of the import job is not on the route.
+type ExclusionReason string
+
+// Exclusion reasons of a route suggestion.
+const (
+	// ExcludedRejected: the import item was rejected, so there is no target.
+	ExcludedRejected ExclusionReason = "Rejected"
+	// ExcludedCancelled: the target is cancelled now.
+	ExcludedCancelled ExclusionReason = "Cancelled"
+	// ExcludedMissingCoordinates: the target has no effective coordinates.
+	ExcludedMissingCoordinates ExclusionReason = "MissingCoordinates"
+	// ExcludedOtherRouteDate: the target's route date is another day, or its time
+	// window does not touch the asked day.
+	ExcludedOtherRouteDate ExclusionReason = "OtherRouteDate"
+	// ExcludedOutsideShift: the target cannot be served within the shift even as
+	// the only stop (its window, due time or work time do not fit).
+	ExcludedOutsideShift ExclusionReason = "OutsideShift"
+	// ExcludedDoesNotFit: the target could be served alone, but the day is full
+	// with more valuable targets.
+	ExcludedDoesNotFit ExclusionReason = "DoesNotFit"
+	// ExcludedMaxStopsReached: the target would fit in time, but the route has
+	// maxStops stops.
+	ExcludedMaxStopsReached ExclusionReason = "MaxStopsReached"
+)
+
+// RouteSuggestion is a draft route for one technician's day, as read with GET
+// {base_url}/route-suggestions/{id}. Times are UTC; distances in km and
+// durations in minutes are rounded to one decimal.
+type RouteSuggestion struct {
+	ID                    int64                 `json:"id"`
+	ImportJobID           int64                 `json:"importJobId"`
+	RouteDate             Date                  `json:"routeDate"`
+	EmployeeID            *string               `json:"employeeId"`
+	OptimizationProfileID *int64                `json:"optimizationProfileId"`
+	Status                RouteSuggestionStatus `json:"status"`
+	CreatedAtUtc          time.Time             `json:"createdAtUtc"`
+	// StartUtc is when the route starts (leaving the start location, or
+	// arriving at the first stop without one); EndUtc when it ends. Both are null
+	// for a route without stops.
+	StartUtc           *time.Time          `json:"startUtc"`
+	EndUtc             *time.Time          `json:"endUtc"`
+	TotalTravelKm      float64             `json:"totalTravelKm"`
+	TotalTravelMinutes float64             `json:"totalTravelMinutes"`
+	TotalWorkMinutes   int                 `json:"totalWorkMinutes"`
+	Start              *RoutePoint         `json:"start"`
+	End                *RoutePoint         `json:"end"`
+	Stops              []RouteStop         `json:"stops"`
+	Excluded           []RouteExcludedItem `json:"excluded"`
+}
+
+// RoutePoint is where a route starts or ends (the employee's locations).
+type RoutePoint struct {
+	Latitude  float64 `json:"latitude"`
+	Longitude float64 `json:"longitude"`
+}
+
+// RouteStop is one visit of a route suggestion.
+type RouteStop struct {
+	Sequence                  int       `json:"sequence"`
+	TargetID                  int64     `json:"targetId"`
+	ExternalID                string    `json:"externalId"`
+	Latitude                  float64   `json:"latitude"`
+	Longitude                 float64   `json:"longitude"`
+	ArrivalUtc                time.Time `json:"arrivalUtc"`
+	DepartureUtc              time.Time `json:"departureUtc"`
+	TravelMinutesFromPrevious float64   `json:"travelMinutesFromPrevious"`
+	TravelKmFromPrevious      float64   `json:"travelKmFromPrevious"`
+}
+
+// RouteExcludedItem is an item of the import job that is not on the route.
+type RouteExcludedItem struct {
+	TargetID   *int64          `json:"targetId"`
+	ExternalID string          `json:"externalId"`
+	Reason     ExclusionReason `json:"reason"`
 }
 
 // ---------------------------------------------------------------------------
@@ -706,11 +794,25 @@ type RouteSuggestionOutcome struct {
 	Replayed bool
 }
 
-// RouteSuggester builds draft routes from the targets of an import job (scope
-// route_suggestions.create). Errors: InsufficientScope, InvalidRequest, NotFound
-// (job, employee or profile), IdempotencyKeyReused, IdempotencyKeyInUse.
+// RouteSuggester builds draft routes from the targets of an import job and
+// keeps them. Callers' methods require their scope: CreateRouteSuggestion
+// route_suggestions.create, GetRouteSuggestion import_jobs.read. The host
+// application's methods take the tenant and need no scope.
+//
+// Errors: InsufficientScope, InvalidRequest (routeDate missing or malformed,
+// bounds), NotFound (job, employee, profile or suggestion; another tenant's
+// is not found), IdempotencyKeyReused, IdempotencyKeyInUse,
+// InvalidStateTransition (publishing or discarding a suggestion that is not a
+// Draft).
 type RouteSuggester interface {
 	CreateRouteSuggestion(ctx context.Context, caller Caller, jobID int64, req CreateImportJobRouteSuggestionRequest, opts WriteOptions) (RouteSuggestionOutcome, error)
+	CreateRouteSuggestionJSON(ctx context.Context, caller Caller, jobID int64, body []byte, opts WriteOptions) (RouteSuggestionOutcome, error)
+	GetRouteSuggestion(ctx context.Context, caller Caller, id int64) (RouteSuggestion, error)
+	// RouteSuggestionsForJob lists the suggestions of a job, oldest first.
+	RouteSuggestionsForJob(ctx context.Context, tenantID string, jobID int64) ([]RouteSuggestion, error)
+	// PublishRouteSuggestion and DiscardRouteSuggestion end a Draft.
+	PublishRouteSuggestion(ctx context.Context, tenantID string, id int64) (RouteSuggestion, error)
+	DiscardRouteSuggestion(ctx context.Context, tenantID string, id int64) (RouteSuggestion, error)
 }
 
 // ---------------------------------------------------------------------------
@@ -1165,6 +1267,7 @@ func validate() *validator.Validate {
 		v.RegisterTagNameFunc(jsonName)
 		must(v.RegisterValidation("notblank", validators.NotBlank))
 		must(v.RegisterValidation("between", between))
+		must(v.RegisterValidation("clock", isClock))
 		v.RegisterStructValidation(validatePlanning, InboundTargetPlanning{})
 		registerAppointmentValidations(v)
 		validatorInst = v
@@ -1216,6 +1319,21 @@ func betweenBounds(param string) (low, high float64) {
 	return l, h
 }
 
+// ParseClock parses a time of day "HH:MM" (00:00 to 23:59) into minutes after
+// midnight.
+func ParseClock(s string) (int, error) {
+	t, err := time.Parse("15:04", s)
+	if err != nil || len(s) != 5 {
+		return 0, errors.Newf("%q is not a time of day HH:MM", s)
+	}
+	return t.Hour()*60 + t.Minute(), nil
+}
+
+func isClock(fl validator.FieldLevel) bool {
+	_, err := ParseClock(fl.Field().String())
+	return err == nil
+}
+
 // validatePlanning holds the one rule that spans two fields of a target.
 func validatePlanning(sl validator.StructLevel) {
 	p := sl.Current().Interface().(InboundTargetPlanning)
@@ -1262,6 +1380,10 @@ func fieldMessage(fe validator.FieldError) string {
 		return fmt.Sprintf("%s must be one of: %s", path, strings.ReplaceAll(fe.Param(), " ", ", "))
 	case "afterstart":
 		return path + " must be after planning.timeWindowStartUtc"
+	case "clock":
+		return path + " must be a time of day HH:MM, like 08:00"
+	case "timezone":
+		return path + " must be an IANA time zone, like Europe/Berlin"
 	case "printascii":
 		return path + " must contain only printable ASCII characters"
 	}

@@ -41,6 +41,9 @@ type Config struct {
 	Importer connect.Importer
 	// Jobs reads import jobs (endpoints 4 and 5). Required.
 	Jobs connect.JobStore
+	// Routes serves endpoint 6 and the route suggestion reads; nil leaves
+	// them out.
+	Routes connect.RouteSuggester
 	// Appointments serves the appointment request preview under
 	// /connect/v1; nil leaves those routes out.
 	Appointments connect.AppointmentService

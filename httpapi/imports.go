@@ -48,7 +48,12 @@ func (h *Handler) importWith(w http.ResponseWriter, r *http.Request, c call, imp
 
 // jobLinks are the links of an import result: paths from the server root.
 func (h *Handler) jobLinks(jobID int64) map[string]string {
-	return map[string]string{"self": fmt.Sprintf("%s/import-jobs/%d", h.cfg.BasePath, jobID)}
+	self := fmt.Sprintf("%s/import-jobs/%d", h.cfg.BasePath, jobID)
+	links := map[string]string{"self": self}
+	if h.cfg.Routes != nil {
+		links["routeSuggestion"] = self + "/route-suggestion"
+	}
+	return links
 }
 
 // listJobs answers endpoint 4. It never answers 400: parameters out of range are

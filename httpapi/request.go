@@ -122,7 +122,7 @@ func (h *Handler) finishWrite(w http.ResponseWriter, r *http.Request, replayed b
 
 // writeJSON writes v as the JSON body of a status answer.
 func writeJSON(w http.ResponseWriter, status int, v any) error {
-	body, err := json.Marshal(v)
+	body, err := json.Marshal(v, json.Deterministic(true))
 	if err != nil {
 		return errors.Wrap(err, "encoding the response")
 	}

@@ -37,6 +37,7 @@ func (h *Handler) routes() []route {
 		{http.MethodGet, base + "/import-jobs/:id", connect.ScopeImportJobsRead, false, h.getJob},
 		{http.MethodGet, base + "/openapi.json", "", false, h.serveOpenAPI},
 	}
+	routes = append(routes, h.routeSuggestionRoutes()...)
 	routes = append(routes, h.appointmentRoutes()...)
 	if !h.cfg.MetricsElsewhere {
 		routes = append(routes, route{http.MethodGet, "/metrics", "", false, h.serveMetrics})

@@ -45,6 +45,7 @@ type Tx interface {
 	IdempotencyTx
 	AppointmentTx
 	CustomerTx
+	RouteTx
 }
 
 // ClientTx stores Integration Clients.

@@ -42,6 +42,14 @@ var (
 	bucketMappingSettings   = []byte("mapping_settings")   // tuple(tenant) → MappingSettings
 )
 
+// Route suggestions, optimization profiles and employees (see routes.go).
+var (
+	bucketRouteSuggestions      = []byte("route_suggestions")        // id → RouteSuggestion
+	bucketRouteSuggestionsByJob = []byte("route_suggestions_by_job") // tuple(tenant) + job id + id → nothing
+	bucketProfiles              = []byte("optimization_profiles")    // tuple(tenant) + id → OptimizationProfile
+	bucketEmployees             = []byte("employees")                // tuple(tenant, id) → Employee
+)
+
 var allBuckets = [][]byte{
 	bucketMeta, bucketClients, bucketClientKeys, bucketTargets, bucketTargetIDs,
 	bucketJobs, bucketJobItems, bucketJobIndex, bucketJobCounts, bucketIdempotency, bucketIdempotencyAt,
@@ -49,6 +57,7 @@ var allBuckets = [][]byte{
 	bucketCustomers, bucketCustomerIDs, bucketCustomerNumbers, bucketCustomerCounts,
 	bucketLocations, bucketLocationIDs, bucketLocationAddresses,
 	bucketContacts, bucketContactIDs, bucketContactEmails, bucketMappingSettings,
+	bucketRouteSuggestions, bucketRouteSuggestionsByJob, bucketProfiles, bucketEmployees,
 }
 
 // schemaVersion is written to meta so a later layout change can migrate.

@@ -1,0 +1,140 @@
+// Package routesuggest builds draft routes for one technician's day from the
+// targets of an import job (endpoint 6), keeps them, and draws them.
+//
+// The optimizer itself is the subpackage solver, which works on an abstract
+// problem; this package is the adapter from targets to that problem
+// (candidates, travel times, time windows, values; see plan.go and the README)
+// and back to a RouteSuggestion, plus the optimization profiles and employees a
+// tenant plans with.
+package routesuggest
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cockroachdb/errors"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/store"
+)
+
+// Config configures a Service. Zero values take the documented defaults.
+type Config struct {
+	// Store keeps jobs, targets, suggestions, profiles and employees. Required.
+	Store store.Store
+	// Travel gives travel times and distances; nil means GreatCircle.
+	Travel TravelModel
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// IdempotencyRetention is how long idempotency records are kept. Default 24h.
+	IdempotencyRetention time.Duration
+	// Iterations is the solver's search budget; 0 means solver.DefaultIterations.
+	// The route depends on it, never on the clock.
+	Iterations int
+}
+
+// Service implements connect.RouteSuggester and manages profiles and employees.
+type Service struct {
+	cfg Config
+}
+
+var _ connect.RouteSuggester = (*Service)(nil)
+
+// New returns a Service on cfg.Store.
+func New(cfg Config) *Service {
+	if cfg.Travel == nil {
+		cfg.Travel = GreatCircle{}
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.IdempotencyRetention <= 0 {
+		cfg.IdempotencyRetention = store.DefaultIdempotencyRetention
+	}
+	return &Service{cfg: cfg}
+}
+
+func (s *Service) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Millisecond) }
+
+// CreateRouteSuggestionJSON decodes the body of endpoint 6 and creates a
+// suggestion. See connect.RouteSuggester.
+func (s *Service) CreateRouteSuggestionJSON(ctx context.Context, caller connect.Caller, jobID int64, body []byte, opts connect.WriteOptions) (connect.RouteSuggestionOutcome, error) {
+	return s.create(ctx, caller, jobID, body, opts, func() (connect.CreateImportJobRouteSuggestionRequest, error) {
+		return decodeRequest(body)
+	})
+}
+
+// CreateRouteSuggestion plans the best route for the request's day from the
+// job's targets and stores it as a Draft. The solver runs outside any store
+// transaction; the suggestion and the idempotency record are written together.
+// See connect.RouteSuggester.
+func (s *Service) CreateRouteSuggestion(ctx context.Context, caller connect.Caller, jobID int64, req connect.CreateImportJobRouteSuggestionRequest, opts connect.WriteOptions) (connect.RouteSuggestionOutcome, error) {
+	var body []byte
+	if opts.IdempotencyKey != "" {
+		var err error
+		if body, err = json.Marshal(req); err != nil {
+			return connect.RouteSuggestionOutcome{}, errors.Wrap(err, "encoding the request for its fingerprint")
+		}
+	}
+	return s.create(ctx, caller, jobID, body, opts, func() (connect.CreateImportJobRouteSuggestionRequest, error) { return req, nil })
+}
+
+func (s *Service) create(ctx context.Context, caller connect.Caller, jobID int64, body []byte, opts connect.WriteOptions, decode func() (connect.CreateImportJobRouteSuggestionRequest, error)) (connect.RouteSuggestionOutcome, error) {
+	if err := caller.RequireScope(connect.ScopeRouteSuggestionsCreate); err != nil {
+		return connect.RouteSuggestionOutcome{}, err
+	}
+	w := store.Write{
+		Caller: caller, Key: opts.IdempotencyKey, Operation: fmt.Sprintf("POST /import-jobs/%d/route-suggestion", jobID),
+		Body: body, Now: s.now(), Retention: s.cfg.IdempotencyRetention,
+	}
+	out, err := store.RunIdempotent(ctx, s.cfg.Store, w, func() (store.TxFunc[connect.CreateRouteSuggestionResponse], error) {
+		req, err := decode()
+		if err != nil {
+			return nil, err
+		}
+		if err := checkRequest(req); err != nil {
+			return nil, err
+		}
+		suggestion, included, err := s.suggest(ctx, caller.TenantID, jobID, req, w.Now)
+		if err != nil {
+			return nil, err
+		}
+		return func(tx store.Tx) (connect.CreateRouteSuggestionResponse, bool, error) {
+			rec := &store.RouteSuggestion{TenantID: caller.TenantID, RouteSuggestion: suggestion}
+			if err := tx.CreateRouteSuggestion(rec); err != nil {
+				return connect.CreateRouteSuggestionResponse{}, false, err
+			}
+			return connect.CreateRouteSuggestionResponse{
+				RouteSuggestionID: rec.ID, Status: rec.Status, IncludedTargets: included, ExcludedTargets: len(rec.Excluded),
+			}, true, nil
+		}, nil
+	})
+	return connect.RouteSuggestionOutcome{Response: out.Value, Replayed: out.Replayed}, err
+}
+
+// decodeRequest decodes the body of endpoint 6 strictly: a field that is not in
+// the schema is refused with its name, so a typo never changes the route.
+func decodeRequest(body []byte) (connect.CreateImportJobRouteSuggestionRequest, error) {
+	var req connect.CreateImportJobRouteSuggestionRequest
+	raw := jsontext.Value(body)
+	switch {
+	case !raw.IsValid():
+		return req, connect.Errorf(connect.CodeInvalidRequest, "the request body is not valid JSON")
+	case raw.Kind() != '{':
+		return req, connect.Errorf(connect.CodeInvalidRequest, "the request body must be a JSON object")
+	}
+	if err := json.Unmarshal(body, &req, json.RejectUnknownMembers(true)); err != nil {
+		return req, connect.Errorf(connect.CodeInvalidRequest, "%s", connect.DecodeProblem(err, "route suggestion request"))
+	}
+	return req, nil
+}
+
+func checkRequest(req connect.CreateImportJobRouteSuggestionRequest) error {
+	if req.RouteDate.IsZero() {
+		return connect.Errorf(connect.CodeInvalidRequest, "routeDate is required, a date such as 2026-11-21")
+	}
+	return connect.Validate(req)
+}

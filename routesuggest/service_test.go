@@ -1,0 +1,357 @@
+package routesuggest_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/importer"
+	"github.com/integration-connect/connect/routesuggest"
+	"github.com/integration-connect/connect/store"
+	"github.com/integration-connect/connect/store/bolt"
+)
+
+var ctx = context.Background()
+
+var caller = connect.Caller{TenantID: "acme", ClientID: "erp", SourceSystem: "erp", Scopes: connect.AllScopes}
+
+var day = connect.Date{Year: 2026, Month: time.November, Day: 23}
+
+// env is the importer and the route service on a real bbolt file.
+type env struct {
+	store   *bolt.Store
+	imports *importer.Service
+	routes  *routesuggest.Service
+}
+
+func mustOpen(t testing.TB) env {
+	t.Helper()
+	s, err := bolt.OpenDir(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	now := func() time.Time { return time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC) }
+	return env{store: s, imports: importer.New(importer.Config{Store: s, Now: now}), routes: routesuggest.New(routesuggest.Config{Store: s, Now: now})}
+}
+
+// target is a target JSON at lat/lon (Berlin area) with extra members.
+func target(id string, lat, lon float64, extra string) string {
+	if extra != "" {
+		extra = "," + extra
+	}
+	return fmt.Sprintf(`{"externalId":%q,"title":"Visit %s","address":{"latitude":%g,"longitude":%g}%s}`, id, id, lat, lon, extra)
+}
+
+func (e env) importBatch(t testing.TB, targets ...string) int64 {
+	t.Helper()
+	out, err := e.imports.ImportBatchJSON(ctx, caller, []byte(`{"targets":[`+strings.Join(targets, ",")+`]}`), connect.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Result.ImportJobID
+}
+
+func (e env) suggest(t testing.TB, jobID int64, req connect.CreateImportJobRouteSuggestionRequest) (connect.CreateRouteSuggestionResponse, connect.RouteSuggestion) {
+	t.Helper()
+	out, err := e.routes.CreateRouteSuggestion(ctx, caller, jobID, req, connect.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.routes.GetRouteSuggestion(ctx, caller, out.Response.RouteSuggestionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Response, r
+}
+
+func reasons(r connect.RouteSuggestion) map[string]connect.ExclusionReason {
+	m := map[string]connect.ExclusionReason{}
+	for _, x := range r.Excluded {
+		m[x.ExternalID] = x.Reason
+	}
+	return m
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestExclusionReasons produces every exclusion reason, and checks that
+// included + excluded = the job's items.
+func TestExclusionReasons(t *testing.T) {
+	e := mustOpen(t)
+	e.importBatch(t, target("C1", 52.50, 13.40, ""))
+	jobID := e.importBatch(t,
+		target("OK", 52.52, 13.41, `"planning":{"routeDate":"2026-11-23"}`),
+		`{"externalId":"BAD","title":"x","planning":{"estimatedWorkMinutes":4}}`,
+		`{"externalId":"NOCOORD","title":"x"}`,
+		target("OTHERDAY", 52.52, 13.42, `"planning":{"routeDate":"2026-11-24"}`),
+		target("WINDOW-OTHERDAY", 52.52, 13.42, `"planning":{"timeWindowStartUtc":"2026-11-25T08:00:00Z","timeWindowEndUtc":"2026-11-25T10:00:00Z"}`),
+		target("EVENING", 52.53, 13.40, `"planning":{"timeWindowStartUtc":"2026-11-23T20:00:00Z","timeWindowEndUtc":"2026-11-23T21:00:00Z"}`),
+		target("LONG1", 52.51, 13.39, `"planning":{"estimatedWorkMinutes":300,"priority":"high"}`),
+		target("LONG2", 52.51, 13.38, `"planning":{"estimatedWorkMinutes":300,"priority":"low"}`),
+		target("C1", 52.50, 13.40, `"operation":"cancel"`),
+	)
+	resp, r := e.suggest(t, jobID, connect.CreateImportJobRouteSuggestionRequest{RouteDate: day})
+	want := map[string]connect.ExclusionReason{
+		"BAD": connect.ExcludedRejected, "NOCOORD": connect.ExcludedMissingCoordinates,
+		"OTHERDAY": connect.ExcludedOtherRouteDate, "WINDOW-OTHERDAY": connect.ExcludedOtherRouteDate,
+		"EVENING": connect.ExcludedOutsideShift, "LONG2": connect.ExcludedDoesNotFit, "C1": connect.ExcludedCancelled,
+	}
+	if got := reasons(r); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("exclusions %v\nwant %v", got, want)
+	}
+	if resp.IncludedTargets+resp.ExcludedTargets != 9 || resp.IncludedTargets != 2 || resp.Status != connect.RouteDraft {
+		t.Errorf("response %+v", resp)
+	}
+	var routed []string
+	for _, s := range r.Stops {
+		routed = append(routed, s.ExternalID)
+	}
+	slices.Sort(routed)
+	if fmt.Sprint(routed) != "[LONG1 OK]" {
+		t.Errorf("routed %v, want the high-priority long job and OK", routed)
+	}
+
+	// maxStops caps the route.
+	_, capped := e.suggest(t, jobID, connect.CreateImportJobRouteSuggestionRequest{RouteDate: day, MaxStops: ptr(1)})
+	if len(capped.Stops) != 1 || !slices.Contains(slices.Collect(mapValues(reasons(capped))), connect.ExcludedMaxStopsReached) {
+		t.Errorf("with maxStops 1: %d stops, exclusions %v", len(capped.Stops), reasons(capped))
+	}
+}
+
+func mapValues[K comparable, V any](m map[K]V) func(func(V) bool) {
+	return func(yield func(V) bool) {
+		for _, v := range m {
+			if !yield(v) {
+				return
+			}
+		}
+	}
+}
+
+// TestRouteRespectsTheDay: windows, fixed times, the shift, the buffer and the
+// employee's start and end hold on the stored route, and times add up.
+func TestRouteRespectsTheDay(t *testing.T) {
+	e := mustOpen(t)
+	profile, err := e.routes.CreateProfile(ctx, "acme", store.OptimizationProfile{Name: "Berlin", TimeZone: "Europe/Berlin", ShiftStart: "07:30", ShiftEnd: "16:00", AverageSpeedKmh: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.routes.PutEmployee(ctx, "acme", store.Employee{ID: "tech-1", Name: "Jo", Start: &connect.RoutePoint{Latitude: 52.45, Longitude: 13.30}, ProfileID: &profile.ID}); err != nil {
+		t.Fatal(err)
+	}
+	var targets []string
+	for i := range 12 {
+		extra := ""
+		switch i {
+		case 3:
+			extra = `"planning":{"timeWindowStartUtc":"2026-11-23T12:00:00Z","timeWindowEndUtc":"2026-11-23T13:00:00Z"}`
+		case 7:
+			extra = `"planning":{"timeWindowStartUtc":"2026-11-23T09:30:00Z","timeWindowEndUtc":"2026-11-23T10:00:00Z","fixedTime":true}`
+		}
+		targets = append(targets, target(fmt.Sprintf("T%02d", i), 52.40+float64(i%4)*0.04, 13.25+float64(i/4)*0.08, extra))
+	}
+	jobID := e.importBatch(t, targets...)
+	_, r := e.suggest(t, jobID, connect.CreateImportJobRouteSuggestionRequest{RouteDate: day, EmployeeID: ptr("tech-1"), MinimumBufferMinutes: ptr(10)})
+	if r.OptimizationProfileID == nil || *r.OptimizationProfileID != profile.ID || *r.EmployeeID != "tech-1" || r.Start == nil || r.End == nil {
+		t.Fatalf("suggestion %+v", r)
+	}
+	shiftStart := time.Date(2026, 11, 23, 6, 30, 0, 0, time.UTC) // 07:30 in Berlin
+	shiftEnd := time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC)
+	if len(r.Stops) == 0 || r.StartUtc.Before(shiftStart) || r.EndUtc.After(shiftEnd) {
+		t.Fatalf("%d stops from %v to %v; shift %v-%v", len(r.Stops), r.StartUtc, r.EndUtc, shiftStart, shiftEnd)
+	}
+	work, travel := 0, 0.0
+	for i, s := range r.Stops {
+		if s.Sequence != i+1 {
+			t.Errorf("stop %d has sequence %d", i, s.Sequence)
+		}
+		if got := s.DepartureUtc.Sub(s.ArrivalUtc); got < 30*time.Minute {
+			t.Errorf("%s: %v between arrival and departure, want at least the 30 min of work", s.ExternalID, got)
+		}
+		if i > 0 {
+			prev := r.Stops[i-1]
+			minGap := time.Duration(s.TravelMinutesFromPrevious*float64(time.Minute)) + 10*time.Minute - 6*time.Second
+			if gap := s.ArrivalUtc.Sub(prev.DepartureUtc); gap < minGap {
+				t.Errorf("%s arrives %v after %s leaves; travel %.1f min + 10 min buffer", s.ExternalID, gap, prev.ExternalID, s.TravelMinutesFromPrevious)
+			}
+		}
+		switch s.ExternalID {
+		case "T03":
+			if start := s.DepartureUtc.Add(-30 * time.Minute); start.Before(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)) || start.After(time.Date(2026, 11, 23, 13, 0, 0, 0, time.UTC)) {
+				t.Errorf("T03 starts work at %v, outside its window", start)
+			}
+		case "T07":
+			if start := s.DepartureUtc.Add(-30 * time.Minute); !start.Equal(time.Date(2026, 11, 23, 9, 30, 0, 0, time.UTC)) {
+				t.Errorf("fixed T07 starts work at %v, want 09:30", start)
+			}
+		}
+		work += 30
+		travel += s.TravelMinutesFromPrevious
+	}
+	if r.TotalWorkMinutes != work || r.TotalTravelMinutes < travel-0.5 {
+		t.Errorf("totals: work %d (want %d), travel %.1f (stops sum %.1f)", r.TotalWorkMinutes, work, r.TotalTravelMinutes, travel)
+	}
+	if len(r.Stops)+len(r.Excluded) != 12 {
+		t.Errorf("%d stops + %d excluded != 12", len(r.Stops), len(r.Excluded))
+	}
+}
+
+func TestSameInputSameRoute(t *testing.T) {
+	e := mustOpen(t)
+	var targets []string
+	for i := range 40 {
+		targets = append(targets, target(fmt.Sprintf("D%02d", i), 52.3+float64(i*7%13)*0.02, 13.2+float64(i*5%11)*0.03, ""))
+	}
+	jobID := e.importBatch(t, targets...)
+	req := connect.CreateImportJobRouteSuggestionRequest{RouteDate: day}
+	_, a := e.suggest(t, jobID, req)
+	_, b := e.suggest(t, jobID, req)
+	a.ID, b.ID = 0, 0
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) || len(a.Stops) == 0 {
+		t.Errorf("the same request gave two different routes:\n%s\n%s", ja, jb)
+	}
+}
+
+func TestNotFoundAndBadRequests(t *testing.T) {
+	e := mustOpen(t)
+	jobID := e.importBatch(t, target("A", 52.5, 13.4, ""))
+	other := caller
+	other.TenantID = "globex"
+	tests := []struct {
+		name   string
+		who    connect.Caller
+		job    int64
+		body   string
+		code   connect.ErrorCode
+		inText string
+	}{
+		{"unknown job", caller, jobID + 1, `{"routeDate":"2026-11-23"}`, connect.CodeNotFound, "import job"},
+		{"other tenant's job", other, jobID, `{"routeDate":"2026-11-23"}`, connect.CodeNotFound, "import job"},
+		{"unknown employee", caller, jobID, `{"routeDate":"2026-11-23","employeeId":"nobody"}`, connect.CodeNotFound, `employee "nobody"`},
+		{"unknown profile", caller, jobID, `{"routeDate":"2026-11-23","optimizationProfileId":77}`, connect.CodeNotFound, "optimization profile 77"},
+		{"no route date", caller, jobID, `{}`, connect.CodeInvalidRequest, "routeDate is required"},
+		{"bad route date", caller, jobID, `{"routeDate":"23.11.2026"}`, connect.CodeInvalidRequest, "routeDate must be a date"},
+		{"negative buffer", caller, jobID, `{"routeDate":"2026-11-23","minimumBufferMinutes":-1}`, connect.CodeInvalidRequest, "minimumBufferMinutes must be between 0 and 480"},
+		{"zero max stops", caller, jobID, `{"routeDate":"2026-11-23","maxStops":0}`, connect.CodeInvalidRequest, "maxStops must be between 1 and 1000"},
+		{"unknown field", caller, jobID, `{"routeDate":"2026-11-23","employee":"x"}`, connect.CodeInvalidRequest, "employee is not a field"},
+		{"not an object", caller, jobID, `[]`, connect.CodeInvalidRequest, "must be a JSON object"},
+	}
+	for _, tc := range tests {
+		_, err := e.routes.CreateRouteSuggestionJSON(ctx, tc.who, tc.job, []byte(tc.body), connect.WriteOptions{})
+		if connect.ErrorCodeOf(err) != tc.code || !strings.Contains(err.Error(), tc.inText) {
+			t.Errorf("%s: %v; want %s containing %q", tc.name, err, tc.code, tc.inText)
+		}
+	}
+	if _, err := e.routes.GetRouteSuggestion(ctx, caller, 99); connect.ErrorCodeOf(err) != connect.CodeNotFound {
+		t.Errorf("unknown suggestion: %v", err)
+	}
+	noScope := connect.Caller{TenantID: "acme", ClientID: "x", Scopes: []connect.Scope{connect.ScopeImportJobsRead}}
+	_, err := e.routes.CreateRouteSuggestionJSON(ctx, noScope, jobID, []byte(`{"routeDate":"2026-11-23"}`), connect.WriteOptions{})
+	if e := connect.AsError(err); e == nil || e.RequiredScope != connect.ScopeRouteSuggestionsCreate {
+		t.Errorf("without scope: %v", err)
+	}
+}
+
+func TestIdempotentSuggestion(t *testing.T) {
+	e := mustOpen(t)
+	jobID := e.importBatch(t, target("A", 52.5, 13.4, ""), target("B", 52.6, 13.5, ""))
+	key := connect.WriteOptions{IdempotencyKey: "route-1"}
+	first, err := e.routes.CreateRouteSuggestionJSON(ctx, caller, jobID, []byte(`{"routeDate":"2026-11-23"}`), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := e.routes.CreateRouteSuggestionJSON(ctx, caller, jobID, []byte(`{ "routeDate" : "2026-11-23" }`), key)
+	if err != nil || !again.Replayed || again.Response.RouteSuggestionID != first.Response.RouteSuggestionID {
+		t.Errorf("replay %+v, %v", again, err)
+	}
+	if list, _ := e.routes.RouteSuggestionsForJob(ctx, "acme", jobID); len(list) != 1 {
+		t.Errorf("%d suggestions after a replay, want 1", len(list))
+	}
+	_, err = e.routes.CreateRouteSuggestionJSON(ctx, caller, jobID, []byte(`{"routeDate":"2026-11-24"}`), key)
+	if connect.ErrorCodeOf(err) != connect.CodeIdempotencyKeyReused {
+		t.Errorf("other body: %v", err)
+	}
+	_, err = e.routes.CreateRouteSuggestionJSON(ctx, caller, jobID+1, []byte(`{"routeDate":"2026-11-23"}`), key)
+	if connect.ErrorCodeOf(err) != connect.CodeIdempotencyKeyReused {
+		t.Errorf("other job: %v", err)
+	}
+}
+
+func TestPublishAndDiscard(t *testing.T) {
+	e := mustOpen(t)
+	jobID := e.importBatch(t, target("A", 52.5, 13.4, ""))
+	a, _ := e.suggest(t, jobID, connect.CreateImportJobRouteSuggestionRequest{RouteDate: day})
+	b, _ := e.suggest(t, jobID, connect.CreateImportJobRouteSuggestionRequest{RouteDate: day})
+	if r, err := e.routes.PublishRouteSuggestion(ctx, "acme", a.RouteSuggestionID); err != nil || r.Status != connect.RoutePublished {
+		t.Errorf("publish: %+v, %v", r.Status, err)
+	}
+	if r, err := e.routes.DiscardRouteSuggestion(ctx, "acme", b.RouteSuggestionID); err != nil || r.Status != connect.RouteDiscarded {
+		t.Errorf("discard: %+v, %v", r.Status, err)
+	}
+	for _, id := range []int64{a.RouteSuggestionID, b.RouteSuggestionID} {
+		if _, err := e.routes.PublishRouteSuggestion(ctx, "acme", id); connect.ErrorCodeOf(err) != connect.CodeInvalidStateTransition {
+			t.Errorf("publishing a final suggestion %d: %v", id, err)
+		}
+	}
+	if _, err := e.routes.DiscardRouteSuggestion(ctx, "globex", a.RouteSuggestionID); connect.ErrorCodeOf(err) != connect.CodeNotFound {
+		t.Errorf("another tenant's suggestion: %v", err)
+	}
+	list, err := e.routes.RouteSuggestionsForJob(ctx, "acme", jobID)
+	if err != nil || len(list) != 2 || list[0].Status != connect.RoutePublished || list[1].Status != connect.RouteDiscarded {
+		t.Errorf("list %+v, %v", list, err)
+	}
+}
+
+func TestProfilesAndEmployees(t *testing.T) {
+	e := mustOpen(t)
+	p, err := e.routes.CreateProfile(ctx, "acme", store.OptimizationProfile{Name: "Vans", PriorityFactors: map[string]int64{"High": 5}})
+	if err != nil || p.ID == 0 || p.AverageSpeedKmh != 40 || p.TimeZone != "UTC" || p.PriorityFactors["high"] != 5 {
+		t.Fatalf("profile %+v, %v", p, err)
+	}
+	bad := []struct {
+		profile store.OptimizationProfile
+		want    string
+	}{
+		{store.OptimizationProfile{}, "name is required"},
+		{store.OptimizationProfile{Name: "x", TimeZone: "Mars/Olympus"}, "timeZone must be an IANA time zone"},
+		{store.OptimizationProfile{Name: "x", ShiftStart: "8:00"}, "shiftStart must be a time of day HH:MM"},
+		{store.OptimizationProfile{Name: "x", ShiftStart: "18:00", ShiftEnd: "08:00"}, "shiftEnd must be after shiftStart"},
+		{store.OptimizationProfile{Name: "x", AverageSpeedKmh: 500}, "averageSpeedKmh must be between 1 and 200"},
+	}
+	for _, b := range bad {
+		if _, err := e.routes.CreateProfile(ctx, "acme", b.profile); err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("profile %+v: %v, want %q", b.profile, err, b.want)
+		}
+	}
+	if _, err := e.routes.PutEmployee(ctx, "acme", store.Employee{ID: "e1", ProfileID: ptr(int64(99))}); connect.ErrorCodeOf(err) != connect.CodeNotFound {
+		t.Errorf("employee with an unknown profile: %v", err)
+	}
+	if _, err := e.routes.PutEmployee(ctx, "acme", store.Employee{ID: "e1", Start: &connect.RoutePoint{Latitude: 95}}); err == nil || !strings.Contains(err.Error(), "start must have a latitude") {
+		t.Errorf("employee with a bad start: %v", err)
+	}
+	if _, err := e.routes.PutEmployee(ctx, "acme", store.Employee{ID: "e1", Name: "Jo", ProfileID: &p.ID, ShiftStart: ptr("06:00")}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := e.routes.Employees(ctx, "acme")
+	if err != nil || len(list) != 1 || list[0].Name != "Jo" {
+		t.Errorf("employees %+v, %v", list, err)
+	}
+	if err := e.routes.DeleteEmployee(ctx, "acme", "e1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.routes.DeleteEmployee(ctx, "acme", "e1"); connect.ErrorCodeOf(err) != connect.CodeNotFound {
+		t.Errorf("deleting twice: %v", err)
+	}
+	if err := e.routes.DeleteProfile(ctx, "globex", p.ID); connect.ErrorCodeOf(err) != connect.CodeNotFound {
+		t.Errorf("deleting another tenant's profile: %v", err)
+	}
+}
