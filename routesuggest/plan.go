@@ -100,7 +100,9 @@ func (p *plan) onTheDay(t *store.Target) bool {
 func (p *plan) seconds(t time.Time) int64 { return int64(t.Sub(p.dayStart) / time.Second) }
 
 // at is solver time as UTC.
-func (p *plan) at(seconds int64) time.Time { return p.dayStart.Add(time.Duration(seconds) * time.Second).UTC() }
+func (p *plan) at(seconds int64) time.Time {
+	return p.dayStart.Add(time.Duration(seconds) * time.Second).UTC()
+}
 
 // shift is the working day in solver time: the employee's hours, else the
 // profile's, on the route date in the profile's time zone.
