@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/importer/importertest"
+	"github.com/integration-connect/connect/routesuggest/routetest"
 )
 
 // benchClient posts to the benchmark server over a real loopback connection,
@@ -65,4 +67,26 @@ func BenchmarkHTTPSingleImportParallel(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "requests/s")
+}
+
+// BenchmarkHTTPRouteSuggestion200 asks endpoint 6 for a day planned from a job
+// of 200 routable targets, over a real loopback connection.
+func BenchmarkHTTPRouteSuggestion200(b *testing.B) {
+	s := newBenchServer(b)
+	key := s.key("acme", "planner", connect.ScopeTargetsBatchWrite, connect.ScopeRouteSuggestionsCreate)
+	body := []byte(`{"targets":[` + strings.Join(routetest.Targets(200), ",") + `]}`)
+	if status := post(b, s.url+base+"/inbound/targets/batch", key, body); status != 200 {
+		b.Fatalf("import: %d", status)
+	}
+	if _, err := s.routes.PutEmployee(b.Context(), "acme", routetest.Employee()); err != nil {
+		b.Fatal(err)
+	}
+	request := []byte(`{"routeDate":"2026-11-23","employeeId":"tech-1"}`)
+	b.ResetTimer()
+	for range b.N {
+		if status := post(b, s.url+base+"/import-jobs/1/route-suggestion", key, request); status != 200 {
+			b.Fatalf("status %d", status)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/request")
 }

@@ -43,6 +43,8 @@ type server struct {
 	appointments connect.AppointmentService
 	// customers is the host's customer-record service, for settings and states.
 	customers *mapping.Service
+	// routes manages profiles and employees.
+	routes *routesuggest.Service
 }
 
 // newServer starts a server; adjust may change the config before New.
@@ -71,7 +73,7 @@ func newServer(t testing.TB, adjust ...func(*httpapi.Config)) *server {
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return &server{t: t, url: ts.URL, handler: h, store: db, clients: cfg.Clients.(*store.Clients), logs: logs,
-		appointments: cfg.Appointments, customers: mapping.New(mapping.Config{Store: db})}
+		appointments: cfg.Appointments, customers: mapping.New(mapping.Config{Store: db}), routes: cfg.Routes.(*routesuggest.Service)}
 }
 
 // key creates a client of tenant with scopes and returns its API key.

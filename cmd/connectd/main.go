@@ -8,6 +8,10 @@
 //	connectd mapping show --tenant T [--data DIR]
 //	connectd customers list --tenant T [--data DIR]
 //	connectd customers archive|block|reactivate --tenant T --id N [--data DIR]
+//	connectd profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--data DIR]
+//	connectd profiles list|remove --tenant T [--id N] [--data DIR]
+//	connectd employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--profile N] [--data DIR]
+//	connectd employees list|remove --tenant T [--id E] [--data DIR]
 //	connectd version
 //
 // Every command takes --help. The data directory defaults to ./connect-data (or
@@ -41,6 +45,8 @@ func commands() []command {
 		{"keys", "create, list and revoke API keys (keys create|list|revoke)", runKeys},
 		{"mapping", "show and change a tenant's customer mapping settings (mapping set|show)", runMapping},
 		{"customers", "list, archive, block and reactivate customer records (customers list|archive|block|reactivate)", runCustomers},
+		{"profiles", "manage the optimization profiles of route suggestions (profiles add|list|remove)", runProfiles},
+		{"employees", "manage the employees routes are planned for (employees set|list|remove)", runEmployees},
 		{"version", "print the version", runVersion},
 	}
 }

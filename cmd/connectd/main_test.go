@@ -125,3 +125,29 @@ func importWithMapping(t *testing.T, data string) {
 		t.Fatalf("import: %v %+v", err, out.Result)
 	}
 }
+
+func TestProfileAndEmployeeCommands(t *testing.T) {
+	data := t.TempDir()
+	steps := []struct {
+		args       []string
+		wantStatus int
+		want       string
+	}{
+		{[]string{"profiles", "add", "--tenant", "acme", "--name", "Berlin vans", "--speed", "32", "--time-zone", "Europe/Berlin", "--shift-start", "07:00"}, 0, "Created optimization profile 1"},
+		{[]string{"profiles", "add", "--tenant", "acme", "--name", "x", "--time-zone", "Berlin"}, 1, "timeZone must be an IANA time zone"},
+		{[]string{"profiles", "list", "--tenant", "acme"}, 0, "Berlin vans  32"},
+		{[]string{"employees", "set", "--tenant", "acme", "--id", "tech-1", "--name", "Jo", "--start", "52.45,13.30", "--profile", "1"}, 0, `Saved employee "tech-1"`},
+		{[]string{"employees", "set", "--tenant", "acme", "--id", "tech-2", "--start", "north"}, 2, "want LAT,LON"},
+		{[]string{"employees", "set", "--tenant", "acme", "--id", "tech-2", "--profile", "9"}, 1, "no optimization profile 9"},
+		{[]string{"employees", "list", "--tenant", "acme"}, 0, "tech-1  Jo    52.45,13.3"},
+		{[]string{"employees", "remove", "--tenant", "acme", "--id", "tech-1"}, 0, "Removed employee"},
+		{[]string{"employees", "remove", "--tenant", "acme", "--id", "tech-1"}, 1, `no employee "tech-1"`},
+		{[]string{"profiles", "remove", "--tenant", "acme", "--id", "1"}, 0, "Removed optimization profile 1"},
+	}
+	for _, st := range steps {
+		status, out, errOut := runCLI(t, append(st.args, "--data", data)...)
+		if status != st.wantStatus || !strings.Contains(out+errOut, st.want) {
+			t.Errorf("connectd %s: %d %q %q; want %d and %q", strings.Join(st.args, " "), status, out, errOut, st.wantStatus, st.want)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/integration-connect/connect/appointments"
 	"github.com/integration-connect/connect/httpapi"
 	"github.com/integration-connect/connect/importer"
+	"github.com/integration-connect/connect/routesuggest"
 	"github.com/integration-connect/connect/store"
 	"github.com/integration-connect/connect/store/bolt"
 )
@@ -85,6 +86,7 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 	handler, err := httpapi.New(httpapi.Config{
 		BasePath: o.basePath, Clients: clients, Importer: imports, Jobs: imports,
 		Appointments: appointments.New(appointments.Config{Store: s.store}),
+		Routes:       routesuggest.New(routesuggest.Config{Store: s.store}),
 		Logger:       s.logger, MetricsElsewhere: o.metricsAddr != "",
 	})
 	if err != nil {

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/routesuggest"
+	"github.com/integration-connect/connect/store"
+)
+
+var runProfiles = subcommands("profiles", "profiles add|list|remove [flags]", map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+	"add": runProfilesAdd, "list": runProfilesList, "remove": runProfilesRemove,
+})
+
+var runEmployees = subcommands("employees", "employees set|list|remove [flags]", map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+	"set": runEmployeesSet, "list": runEmployeesList, "remove": runEmployeesRemove,
+})
+
+// withRoutes runs fn with the route service of the store in dir.
+func withRoutes(dir string, fn func(*routesuggest.Service) error) error {
+	return withStore(dir, func(s store.Store) error { return fn(routesuggest.New(routesuggest.Config{Store: s})) })
+}
+
+func runProfilesAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	d := routesuggest.DefaultProfile()
+	fs := newFlags("profiles add", "profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--data DIR]", stderr)
+	tenant := fs.String("tenant", "", "tenant id (required)")
+	var p store.OptimizationProfile
+	fs.StringVar(&p.Name, "name", "", "profile name (required)")
+	fs.Float64Var(&p.AverageSpeedKmh, "speed", d.AverageSpeedKmh, "average travel speed in km/h")
+	fs.Float64Var(&p.DetourFactor, "detour", d.DetourFactor, "road distance ÷ great-circle distance")
+	fs.StringVar(&p.ShiftStart, "shift-start", d.ShiftStart, "start of the working day, HH:MM in --time-zone")
+	fs.StringVar(&p.ShiftEnd, "shift-end", d.ShiftEnd, "end of the working day, HH:MM in --time-zone")
+	fs.StringVar(&p.TimeZone, "time-zone", d.TimeZone, "the tenant's IANA time zone, e.g. Europe/Berlin")
+	data := dataFlag(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, map[string]string{"tenant": *tenant, "name": p.Name}); err != nil {
+		return err
+	}
+	return withRoutes(*data, func(routes *routesuggest.Service) error {
+		created, err := routes.CreateProfile(ctx, *tenant, p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Created optimization profile %d %q of tenant %q.\n", created.ID, created.Name, *tenant)
+		return nil
+	})
+}
+
+func runProfilesList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("profiles list", "profiles list --tenant T [--data DIR]", stderr)
+	tenant := fs.String("tenant", "", "tenant id (required)")
+	data := dataFlag(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, map[string]string{"tenant": *tenant}); err != nil {
+		return err
+	}
+	return withRoutes(*data, func(routes *routesuggest.Service) error {
+		list, err := routes.Profiles(ctx, *tenant)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tKM/H\tDETOUR\tSHIFT\tTIME ZONE")
+		for _, p := range list {
+			fmt.Fprintf(tw, "%d\t%s\t%g\t%g\t%s-%s\t%s\n", p.ID, p.Name, p.AverageSpeedKmh, p.DetourFactor, p.ShiftStart, p.ShiftEnd, p.TimeZone)
+		}
+		return tw.Flush()
+	})
+}
+
+func runProfilesRemove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("profiles remove", "profiles remove --tenant T --id N [--data DIR]", stderr)
+	tenant := fs.String("tenant", "", "tenant id (required)")
+	id := fs.Int64("id", 0, "profile id (required)")
+	data := dataFlag(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, map[string]string{"tenant": *tenant, "id": nonZero(*id)}); err != nil {
+		return err
+	}
+	return withRoutes(*data, func(routes *routesuggest.Service) error {
+		if err := routes.DeleteProfile(ctx, *tenant, *id); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Removed optimization profile %d of tenant %q.\n", *id, *tenant)
+		return nil
+	})
+}
+
+// pointFlag is a "LAT,LON" flag.
+type pointFlag struct{ point *connect.RoutePoint }
+
+func (p *pointFlag) String() string {
+	if p == nil || p.point == nil {
+		return ""
+	}
+	return fmt.Sprintf("%g,%g", p.point.Latitude, p.point.Longitude)
+}
+
+func (p *pointFlag) Set(s string) error {
+	lat, lon, ok := strings.Cut(s, ",")
+	la, err1 := strconv.ParseFloat(strings.TrimSpace(lat), 64)
+	lo, err2 := strconv.ParseFloat(strings.TrimSpace(lon), 64)
+	if !ok || err1 != nil || err2 != nil {
+		return fmt.Errorf("want LAT,LON such as 52.52,13.405")
+	}
+	p.point = &connect.RoutePoint{Latitude: la, Longitude: lo}
+	return nil
+}
+
+// stringFlag is a string flag that remembers whether it was given.
+type stringFlag struct{ value *string }
+
+func (s *stringFlag) String() string {
+	if s == nil || s.value == nil {
+		return ""
+	}
+	return *s.value
+}
+
+func (s *stringFlag) Set(v string) error { s.value = &v; return nil }
+
+func runEmployeesSet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("employees set", "employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--profile N] [--data DIR]", stderr)
+	tenant := fs.String("tenant", "", "tenant id (required)")
+	var e store.Employee
+	fs.StringVar(&e.ID, "id", "", "employee id, as requests name it in employeeId (required)")
+	fs.StringVar(&e.Name, "name", "", "display name")
+	var start, end pointFlag
+	fs.Var(&start, "start", "where the day starts, LAT,LON (none: at the first stop)")
+	fs.Var(&end, "end", "where the day ends, LAT,LON (default: the start)")
+	var shiftStart, shiftEnd stringFlag
+	fs.Var(&shiftStart, "shift-start", "start of the working day, HH:MM (default: the profile's)")
+	fs.Var(&shiftEnd, "shift-end", "end of the working day, HH:MM (default: the profile's)")
+	profile := fs.Int64("profile", 0, "optimization profile used when a request names none")
+	data := dataFlag(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, map[string]string{"tenant": *tenant, "id": e.ID}); err != nil {
+		return err
+	}
+	e.Start, e.End, e.ShiftStart, e.ShiftEnd = start.point, end.point, shiftStart.value, shiftEnd.value
+	if *profile != 0 {
+		e.ProfileID = profile
+	}
+	return withRoutes(*data, func(routes *routesuggest.Service) error {
+		saved, err := routes.PutEmployee(ctx, *tenant, e)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Saved employee %q of tenant %q.\n", saved.ID, *tenant)
+		return nil
+	})
+}
+
+func runEmployeesList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("employees list", "employees list --tenant T [--data DIR]", stderr)
+	tenant := fs.String("tenant", "", "tenant id (required)")
+	data := dataFlag(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, map[string]string{"tenant": *tenant}); err != nil {
+		return err
+	}
+	return withRoutes(*data, func(routes *routesuggest.Service) error {
+		list, err := routes.Employees(ctx, *tenant)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tSTART\tEND\tSHIFT\tPROFILE")
+		for _, e := range list {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s-%s\t%s\n", e.ID, e.Name, (&pointFlag{e.Start}).String(), (&pointFlag{e.End}).String(),
+				orDash(e.ShiftStart), orDash(e.ShiftEnd), idOrDash(e.ProfileID))
+		}
+		return tw.Flush()
+	})
+}
+
+func runEmployeesRemove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("employees remove", "employees remove --tenant T --id E [--data DIR]", stderr)
+	tenant := fs.String("tenant", "", "tenant id (required)")
+	id := fs.String("id", "", "employee id (required)")
+	data := dataFlag(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, map[string]string{"tenant": *tenant, "id": *id}); err != nil {
+		return err
+	}
+	return withRoutes(*data, func(routes *routesuggest.Service) error {
+		if err := routes.DeleteEmployee(ctx, *tenant, *id); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Removed employee %q of tenant %q.\n", *id, *tenant)
+		return nil
+	})
+}
+
+func idOrDash(id *int64) string {
+	if id == nil {
+		return "-"
+	}
+	return strconv.FormatInt(*id, 10)
+}
