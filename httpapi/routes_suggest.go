@@ -45,11 +45,7 @@ func (h *Handler) suggestionLinks(id, jobID int64) map[string]string {
 }
 
 func (h *Handler) getRouteSuggestion(w http.ResponseWriter, r *http.Request, c call) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	s, err := h.cfg.Routes.GetRouteSuggestion(r.Context(), c.caller, id)
+	s, err := h.routeSuggestion(r, c)
 	if err != nil {
 		return err
 	}
@@ -58,15 +54,20 @@ func (h *Handler) getRouteSuggestion(w http.ResponseWriter, r *http.Request, c c
 
 // routeSuggestionMap draws the suggestion as an SVG picture.
 func (h *Handler) routeSuggestionMap(w http.ResponseWriter, r *http.Request, c call) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	s, err := h.cfg.Routes.GetRouteSuggestion(r.Context(), c.caller, id)
+	s, err := h.routeSuggestion(r, c)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "image/svg+xml")
 	_, _ = w.Write(routesuggest.SVG(s))
 	return nil
+}
+
+// routeSuggestion reads the suggestion named in the path.
+func (h *Handler) routeSuggestion(r *http.Request, c call) (connect.RouteSuggestion, error) {
+	id, err := pathID(c)
+	if err != nil {
+		return connect.RouteSuggestion{}, err
+	}
+	return h.cfg.Routes.GetRouteSuggestion(r.Context(), c.caller, id)
 }
