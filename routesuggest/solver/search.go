@@ -23,6 +23,13 @@ const (
 	travelSlack = 0.02
 )
 
+// doubleBridgeShare is the share of iterations that perturb the route by a
+// double bridge instead of ruin and recreate. Ruin and recreate changes which
+// stops are visited; the double bridge reorders them in a way the local
+// search cannot undo, which is what escapes deep local optima when every
+// stop is visited (TSP-like problems).
+const doubleBridgeShare = 0.3
+
 // search holds the state of one Solve run.
 type search struct {
 	m        *model
@@ -97,9 +104,14 @@ func (s *search) run(ctx context.Context, iters int) *route {
 	return best
 }
 
-// perturb ruins r, recreates it with a randomly chosen ranking and descends
-// to a local optimum.
+// perturb changes r by a double bridge or by ruin and recreate with a
+// randomly chosen ranking, then descends to a local optimum. A double bridge
+// that would break a time constraint falls back to ruin and recreate.
 func (s *search) perturb(r *route) {
+	if s.rng.Float64() < doubleBridgeShare && s.doubleBridge(r) {
+		s.descend(r)
+		return
+	}
 	s.ruin(r)
 	s.recreate(r, insertion{
 		byShift: s.rng.IntN(2) == 0,
