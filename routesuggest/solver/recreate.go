@@ -2,7 +2,7 @@ package solver
 
 import (
 	"math"
-	"sort"
+	"slices"
 )
 
 // insertion says how recreate ranks the feasible insertions of unvisited
@@ -156,9 +156,9 @@ func (r *route) windowStretch(u, skip int) (from, to int) {
 	earliestEnd := ws[0].Open + m.svc[u]
 	lastClose := ws[len(ws)-1].Close
 	last := r.stops() - skip // the last position p with p+skip+1 on the route
-	from = sort.Search(last+1, func(p int) bool { return r.la[p+skip+1] >= earliestEnd })
-	to = sort.Search(last+1, func(p int) bool { return r.dep[p] > lastClose }) - 1
-	return from, to
+	from, _ = slices.BinarySearch(r.la[skip+1:last+skip+2], earliestEnd)
+	to, _ = slices.BinarySearch(r.dep[:last+1], lastClose+1)
+	return from, to - 1
 }
 
 // score ranks the insertion of u at the given cost; higher is better.
