@@ -7,11 +7,25 @@ import (
 	"slices"
 )
 
-// DefaultIterations is the search budget used when Problem.Iterations is 0.
-// It is sized so that a 200-stop problem with time windows solves well under
-// a second on a slow two-core machine, while small problems (up to about 100
-// stops) get close to their optimum.
+// DefaultIterations is the search budget used when Problem.Iterations is 0
+// for problems of up to DefaultBudgetStops stops. It is sized so that a
+// 200-stop problem with time windows solves well under a second on a slow
+// two-core machine, while problems of up to a few hundred stops get close to
+// their optimum.
 const DefaultIterations = 3000
+
+// DefaultBudgetStops is the problem size above which the default budget
+// shrinks in proportion to the number of stops, because an iteration costs
+// more on longer routes: the default solve time then stays about the same.
+const DefaultBudgetStops = 250
+
+// defaultIterations returns the default budget for n stops.
+func defaultIterations(n int) int {
+	if n <= DefaultBudgetStops {
+		return DefaultIterations
+	}
+	return max(DefaultIterations*DefaultBudgetStops/n, 100)
+}
 
 // Acceptance thresholds, as fractions: at the start of the search a route
 // with up to valueSlack less value than the best, or (for equal value) up to
@@ -68,7 +82,7 @@ func Solve(ctx context.Context, p Problem) (Solution, error) {
 	}
 	iters := p.Iterations
 	if iters == 0 {
-		iters = DefaultIterations
+		iters = defaultIterations(len(p.Stops))
 	}
 	best := newSearch(m, p.Seed).run(ctx, iters)
 	return solution(best), nil
