@@ -126,7 +126,9 @@ type Solution struct {
 
 // Unrouted is a stop left out of the route and why.
 type Unrouted struct {
-	Stop   int
+	// Stop is the index into Problem.Stops.
+	Stop int
+	// Reason says why the stop is not visited.
 	Reason Reason
 }
 
