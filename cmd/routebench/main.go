@@ -1,6 +1,7 @@
 // Command routebench runs the route optimizer core on benchmark instances
 // and reports, per instance, the objective reached, the gap to a reference
-// value, the solve time and an independent feasibility check of the route.
+// value, the solve time and a feasibility check of the route (by
+// solver.Check and by the benchmark's own, independent arithmetic).
 //
 // Usage:
 //
@@ -150,7 +151,7 @@ func runFile(path string, opts options) (result, error) {
 		Route:     in.Route(sol),
 	}
 	res.setReference(in, opts.refs)
-	res.verify(in)
+	res.verify(in, p, sol)
 	return res, nil
 }
 
@@ -165,8 +166,19 @@ func (res *result) setReference(in *bench.Instance, refs refFlag) {
 	res.Reference, res.GapPercent = &ref, &gap
 }
 
-// verify re-checks the printed route with the instance's own arithmetic.
-func (res *result) verify(in *bench.Instance) {
+// verify re-checks the printed route twice: with solver.Check, which must
+// reproduce the solution, and with the instance's own arithmetic, which is
+// independent of the solver.
+func (res *result) verify(in *bench.Instance, p solver.Problem, sol solver.Solution) {
+	order := make([]int, len(sol.Visits))
+	for i, v := range sol.Visits {
+		order[i] = v.Stop
+	}
+	checked, err := solver.Check(p, order)
+	if err != nil || in.Objective(checked) != res.Objective {
+		res.check = fmt.Sprintf("INFEASIBLE: solver.Check gives %d (%v), Solve said %d", in.Objective(checked), err, res.Objective)
+		return
+	}
 	obj, err := in.Verify(res.Route)
 	switch {
 	case err != nil:

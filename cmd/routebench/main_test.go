@@ -136,3 +136,46 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatVariants runs files written in the variants the parsers must
+// accept: both TSPLIB header spellings with decimal and scientific
+// coordinates, and a TOPTW file with carriage returns.
+func TestFormatVariants(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"square.tsp": "NAME: square\nTYPE : TSP\nDIMENSION : 4\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n" +
+			"1 0.0 0.0\n2 1.0e1 0\n3 10 1.0E+01\n 4 0.0 10.0\nEOF\n",
+		"tiny.dat": "4 4 3 1\r\n0 50\r\n" +
+			"0 0.00 0.00 0.00 0.00 0 0 0 100.00\r\n" +
+			"1 3.00 4.00 5.00 10.00 1 1 1 0.00 50.00\r\n" +
+			"2 6.00 8.00 5.00 20.00 1 1 1 0.00 50.00\r\n" +
+			"3 90.00 0.00 5.00 30.00 1 1 1 0.00 100.00\r\n",
+	}
+	var args []string
+	for name, body := range files {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, path)
+	}
+	slices.Sort(args)
+	status, out, errOut := runBench(t, append([]string{"-json", "-ref", "square=40", "-ref", "tiny=30"}, args...)...)
+	if status != 0 {
+		t.Fatalf("status %d, stderr %s", status, errOut)
+	}
+	want := []string{
+		`{"instance":"square","format":"tsplib","reference":40,"objective":40,"gapPercent":0,`,
+		`{"instance":"tiny","format":"toptw","reference":30,"objective":30,"gapPercent":0,`,
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for i, w := range want {
+		if i >= len(lines) || !strings.HasPrefix(lines[i], w) {
+			t.Fatalf("line %d: want prefix %s, got:\n%s", i, w, out)
+		}
+	}
+	if !strings.HasSuffix(lines[1], `"feasible":true,"route":[0,1,2]}`) &&
+		!strings.HasSuffix(lines[1], `"feasible":true,"route":[0,2,1]}`) {
+		t.Fatalf("tiny: want vertices 1 and 2 visited from 0, got %s", lines[1])
+	}
+}

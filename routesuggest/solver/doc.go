@@ -16,15 +16,17 @@
 // # Method
 //
 // Solve builds a first route by greedy insertion (value per added time), then
-// improves it by an iterated local search: every iteration ruins part of the
-// current route (a string of consecutive stops, a cluster of nearby stops or
-// random stops), recreates it by greedy insertion of unvisited stops, and
-// descends with 2-opt, or-opt (segments of 1 to 3 stops in both
-// orientations, which includes relocate), exchange, insertion of unvisited
-// stops and replacement of a visited stop by a more valuable one. A
-// threshold acceptance that tightens over the iteration budget decides
-// whether the new route replaces the current one; the search restarts from
-// the best route after a long run without improvement.
+// improves it by an iterated local search. Every iteration perturbs the
+// current route, either by a double bridge (reconnecting A B C D as A C B D,
+// which the local search cannot undo) or by ruin and recreate: it removes a
+// string of consecutive stops, a cluster of nearby stops or random stops,
+// and reinserts unvisited stops greedily. It then descends with 2-opt,
+// or-opt (segments of 1 to 3 stops in both orientations, which includes
+// relocate), exchange, insertion of unvisited stops and replacement of a
+// visited stop by a more valuable one. A threshold acceptance that tightens
+// over the iteration budget decides whether the new route replaces the
+// current one; the search restarts from the best route after a long run
+// without improvement.
 //
 // Time-window feasibility of an insertion is checked in constant time from
 // two arrays kept for the current route: the earliest service start of each

@@ -23,12 +23,17 @@ type genConfig struct {
 	noEnd     bool
 	asymmetry float64 // relative random asymmetry of travel times (may break the triangle inequality)
 	shift     int64   // shift length in seconds
+	places    int     // distinct stop locations; 0 = one per stop, fewer = shared addresses
 }
 
 // randomProblem draws a problem from c with the given seed.
 func randomProblem(c genConfig, seed uint64) solver.Problem {
 	rng := rand.New(rand.NewPCG(seed, 42))
-	nodes := c.stops + 2 // node 0 start, node 1 end
+	places := c.places
+	if places == 0 {
+		places = c.stops
+	}
+	nodes := places + 2 // node 0 start, node 1 end
 	p := solver.Problem{
 		Travel: randomMatrix(rng, nodes, c.asymmetry), Start: 0, End: 1,
 		ShiftStart: 8 * 3600, ShiftEnd: 8*3600 + c.shift,
@@ -41,7 +46,7 @@ func randomProblem(c genConfig, seed uint64) solver.Problem {
 		p.End = -1
 	}
 	for i := range c.stops {
-		p.Stops = append(p.Stops, randomStop(rng, c, i+2, p.ShiftStart, p.ShiftEnd))
+		p.Stops = append(p.Stops, randomStop(rng, c, 2+i%places, p.ShiftStart, p.ShiftEnd))
 	}
 	return p
 }

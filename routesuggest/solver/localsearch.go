@@ -285,12 +285,13 @@ func (s *search) replace(r *route) bool {
 }
 
 // tryReplace puts unvisited stop u in place of the visited stop whose
-// replacement gains most.
+// replacement gains most, looking only where u's windows allow.
 func (s *search) tryReplace(r *route, u int) bool {
 	m := r.m
 	bestP, bestGain, bestDelta := 0, int64(0), int64(0)
 	one := []int{u}
-	for p := 1; p <= r.stops(); p++ {
+	from, to := r.windowStretch(u, 1)
+	for p := from + 1; p <= to+1; p++ {
 		a, v, b := r.seq[p-1], r.seq[p], r.seq[p+1]
 		gain := m.val[u] - m.val[v]
 		delta := m.at(a, u) + m.at(u, b) - m.at(a, v) - m.at(v, b)

@@ -85,8 +85,9 @@ type Problem struct {
 	Buffer int64
 	// MaxStops caps the number of visited stops; 0 means no cap.
 	MaxStops int
-	// Iterations is the search budget (ruin-and-recreate iterations); 0 means
-	// DefaultIterations. The result depends on it, never on the clock.
+	// Iterations is the search budget (perturbation iterations); 0 means
+	// DefaultIterations, reduced proportionally above DefaultBudgetStops
+	// stops. The result depends on it, never on the clock.
 	Iterations int
 	// Seed seeds the search's random generator: the same Problem with the
 	// same Seed gives the same Solution.
@@ -125,7 +126,9 @@ type Solution struct {
 
 // Unrouted is a stop left out of the route and why.
 type Unrouted struct {
-	Stop   int
+	// Stop is the index into Problem.Stops.
+	Stop int
+	// Reason says why the stop is not visited.
 	Reason Reason
 }
 

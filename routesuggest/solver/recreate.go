@@ -2,7 +2,7 @@ package solver
 
 import (
 	"math"
-	"sort"
+	"slices"
 )
 
 // insertion says how recreate ranks the feasible insertions of unvisited
@@ -128,20 +128,11 @@ func pick(how insertion, delta, shift int64) int64 {
 }
 
 // cheapestPosition returns the feasible position with the lowest cost for
-// stop u. Along a feasible route both the departure times and the latest
-// arrivals never decrease, so only the stretch of positions compatible with
-// u's windows is scanned: it starts where u's service could end before the
-// latest arrival at the next position, and stops once the route departs
-// after u's last window has closed.
+// stop u.
 func (s *search) cheapestPosition(r *route, u int, how insertion) (int, int64, bool) {
-	m := s.m
-	ws := m.win[u]
-	earliestEnd := ws[0].Open + m.svc[u]
-	lastClose := ws[len(ws)-1].Close
-	k := r.stops()
-	p := sort.Search(k+1, func(p int) bool { return r.la[p+1] >= earliestEnd })
 	bestP, bestCost, found := 0, int64(0), false
-	for ; p <= k && r.departure(p) <= lastClose; p++ {
+	from, to := r.windowStretch(u, 0)
+	for p := from; p <= to; p++ {
 		ok, delta, shift := r.canInsert(u, p)
 		if !ok {
 			continue
@@ -151,6 +142,23 @@ func (s *search) cheapestPosition(r *route, u int, how insertion) (int, int64, b
 		}
 	}
 	return bestP, bestCost, found
+}
+
+// windowStretch returns the positions p from..to after which stop u may be
+// placed, with skip stops left out after p, as far as u's windows allow.
+// Along a feasible route both the departure times and the latest arrivals
+// never decrease, so the stretch is contiguous: it starts where u's service
+// could end before the latest arrival at the position following the gap,
+// and ends before the route departs after u's last window has closed.
+func (r *route) windowStretch(u, skip int) (from, to int) {
+	m := r.m
+	ws := m.win[u]
+	earliestEnd := ws[0].Open + m.svc[u]
+	lastClose := ws[len(ws)-1].Close
+	last := r.stops() - skip // the last position p with p+skip+1 on the route
+	from, _ = slices.BinarySearch(r.la[skip+1:last+skip+2], earliestEnd)
+	to, _ = slices.BinarySearch(r.dep[:last+1], lastClose+1)
+	return from, to - 1
 }
 
 // score ranks the insertion of u at the given cost; higher is better.

@@ -8,8 +8,9 @@ type route struct {
 	m   *model
 	seq []int
 	// es[p] is the earliest service start at position p (the arrival time
-	// for the end depot), never when p cannot be reached in time.
-	es []int64
+	// for the end depot), never when p cannot be reached in time; dep[p] is
+	// the earliest departure, es[p] plus the service.
+	es, dep []int64
 	// la[p] is the latest arrival at position p from which the rest of the
 	// route is still feasible, -never when there is none.
 	la []int64
@@ -60,7 +61,7 @@ func (r *route) better(o *route) bool {
 // refresh recomputes the derived arrays from seq.
 func (r *route) refresh() {
 	n := len(r.seq)
-	r.es, r.la = resize(r.es, n), resize(r.la, n)
+	r.es, r.dep, r.la = resize(r.es, n), resize(r.dep, n), resize(r.la, n)
 	r.fwd, r.bwd = resize(r.fwd, n), resize(r.bwd, n)
 	r.gen++
 	r.forward()
@@ -75,12 +76,13 @@ func (r *route) refresh() {
 // forward fills es, fwd and bwd.
 func (r *route) forward() {
 	m := r.m
-	r.es[0], r.fwd[0], r.bwd[0] = m.shiftStart, 0, 0
+	r.es[0], r.dep[0], r.fwd[0], r.bwd[0] = m.shiftStart, m.shiftStart, 0, 0
 	for p := 1; p < len(r.seq); p++ {
 		a, b := r.seq[p-1], r.seq[p]
 		r.fwd[p] = r.fwd[p-1] + m.at(a, b)
 		r.bwd[p] = r.bwd[p-1] + m.at(b, a)
-		r.es[p] = m.earliest(b, r.es[p-1]+m.svc[a]+m.at(a, b))
+		r.es[p] = m.earliest(b, r.dep[p-1]+m.at(a, b))
+		r.dep[p] = r.es[p] + m.svc[b]
 	}
 }
 
@@ -96,7 +98,7 @@ func (r *route) backward() {
 }
 
 // departure returns the earliest departure from position p.
-func (r *route) departure(p int) int64 { return r.es[p] + r.m.svc[r.seq[p]] }
+func (r *route) departure(p int) int64 { return r.dep[p] }
 
 // chain reports whether the route stays feasible when the positions strictly
 // between p and q are replaced by ids: it schedules ids from the earliest
@@ -120,16 +122,21 @@ func (r *route) chain(p int, ids []int, q int) bool {
 func (r *route) canInsert(u, p int) (ok bool, delta, shift int64) {
 	m := r.m
 	a, b := r.seq[p], r.seq[p+1]
-	s := m.earliest(u, r.departure(p)+m.at(a, u))
+	toU, fromU := m.at(a, u), m.at(u, b)
+	detour := toU + m.svc[u] + fromU
+	if r.dep[p]+detour > r.la[p+1] {
+		return false, 0, 0 // too late even without waiting
+	}
+	s := m.earliest(u, r.dep[p]+toU)
 	if s >= never {
 		return false, 0, 0
 	}
-	arrB := s + m.svc[u] + m.at(u, b)
+	arrB := s + m.svc[u] + fromU
 	if arrB > r.la[p+1] {
 		return false, 0, 0
 	}
-	delta = m.at(a, u) + m.at(u, b) - m.at(a, b)
-	return true, delta, arrB - (r.departure(p) + m.at(a, b))
+	direct := m.at(a, b)
+	return true, toU + fromU - direct, arrB - (r.dep[p] + direct)
 }
 
 // canRemove reports whether the stop at position p can be left out without
@@ -158,6 +165,7 @@ func (r *route) copyFrom(o *route) {
 	r.m = o.m
 	r.seq = append(r.seq[:0], o.seq...)
 	r.es = append(r.es[:0], o.es...)
+	r.dep = append(r.dep[:0], o.dep...)
 	r.la = append(r.la[:0], o.la...)
 	r.fwd = append(r.fwd[:0], o.fwd...)
 	r.bwd = append(r.bwd[:0], o.bwd...)

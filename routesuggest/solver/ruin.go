@@ -1,5 +1,7 @@
 package solver
 
+import "slices"
+
 // ruin removes a few visited stops so that recreate and descend can rebuild
 // that part of the route differently. Three shapes complement each other: a
 // string of consecutive stops frees a stretch of the schedule, a cluster of
@@ -82,4 +84,34 @@ func (s *search) tryRemove(r *route, id int) bool {
 func (s *search) removeAt(r *route, p int) {
 	s.touch(r.seq[p-1], r.seq[p+1])
 	r.remove(p)
+}
+
+// doubleBridge cuts the route into A B C D at three random positions and
+// reconnects it as A C B D, a change that 2-opt and or-opt cannot undo in
+// one move. It keeps the route unchanged and returns false when the result
+// would break a time constraint.
+func (s *search) doubleBridge(r *route) bool {
+	k := r.stops()
+	if k < 8 {
+		return false
+	}
+	var cut [3]int
+	for i := range cut {
+		cut[i] = 2 + s.rng.IntN(k-1) // positions 2..k
+	}
+	slices.Sort(cut[:])
+	p1, p2, p3 := cut[0], cut[1], cut[2]
+	if p1 == p2 || p2 == p3 {
+		return false
+	}
+	ids := append(s.scratch[:0], r.seq[p2:p3]...)
+	ids = append(ids, r.seq[p1:p2]...)
+	s.scratch = ids
+	if !r.chain(p1-1, ids, p3) {
+		return false
+	}
+	s.touch(r.seq[p1-1], r.seq[p1], r.seq[p2-1], r.seq[p2], r.seq[p3-1], r.seq[p3])
+	copy(r.seq[p1:p3], ids)
+	r.refresh()
+	return true
 }

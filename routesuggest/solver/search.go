@@ -7,11 +7,25 @@ import (
 	"slices"
 )
 
-// DefaultIterations is the search budget used when Problem.Iterations is 0.
-// It is sized so that a 200-stop problem with time windows solves well under
-// a second on a slow two-core machine, while small problems (up to about 100
-// stops) get close to their optimum.
+// DefaultIterations is the search budget used when Problem.Iterations is 0
+// for problems of up to DefaultBudgetStops stops. It is sized so that a
+// 200-stop problem with time windows solves well under a second on a slow
+// two-core machine, while problems of up to a few hundred stops get close to
+// their optimum.
 const DefaultIterations = 3000
+
+// DefaultBudgetStops is the problem size above which the default budget
+// shrinks in proportion to the number of stops, because an iteration costs
+// more on longer routes: the default solve time then stays about the same.
+const DefaultBudgetStops = 250
+
+// defaultIterations returns the default budget for n stops.
+func defaultIterations(n int) int {
+	if n <= DefaultBudgetStops {
+		return DefaultIterations
+	}
+	return max(DefaultIterations*DefaultBudgetStops/n, 100)
+}
 
 // Acceptance thresholds, as fractions: at the start of the search a route
 // with up to valueSlack less value than the best, or (for equal value) up to
@@ -22,6 +36,13 @@ const (
 	valueSlack  = 0.03
 	travelSlack = 0.02
 )
+
+// doubleBridgeShare is the share of iterations that perturb the route by a
+// double bridge instead of ruin and recreate. Ruin and recreate changes which
+// stops are visited; the double bridge reorders them in a way the local
+// search cannot undo, which is what escapes deep local optima when every
+// stop is visited (TSP-like problems).
+const doubleBridgeShare = 0.3
 
 // search holds the state of one Solve run.
 type search struct {
@@ -61,7 +82,7 @@ func Solve(ctx context.Context, p Problem) (Solution, error) {
 	}
 	iters := p.Iterations
 	if iters == 0 {
-		iters = DefaultIterations
+		iters = defaultIterations(len(p.Stops))
 	}
 	best := newSearch(m, p.Seed).run(ctx, iters)
 	return solution(best), nil
@@ -97,9 +118,14 @@ func (s *search) run(ctx context.Context, iters int) *route {
 	return best
 }
 
-// perturb ruins r, recreates it with a randomly chosen ranking and descends
-// to a local optimum.
+// perturb changes r by a double bridge or by ruin and recreate with a
+// randomly chosen ranking, then descends to a local optimum. A double bridge
+// that would break a time constraint falls back to ruin and recreate.
 func (s *search) perturb(r *route) {
+	if s.rng.Float64() < doubleBridgeShare && s.doubleBridge(r) {
+		s.descend(r)
+		return
+	}
 	s.ruin(r)
 	s.recreate(r, insertion{
 		byShift: s.rng.IntN(2) == 0,

@@ -85,6 +85,7 @@ var propertyConfigs = []genConfig{
 	{name: "open both", stops: 30, windows: 2, fixedFrac: 0.2, noStart: true, noEnd: true, shift: 5 * 3600},
 	{name: "asymmetric no triangle", stops: 40, windows: 2, asymmetry: 0.5, buffer: 60, shift: 8 * 3600},
 	{name: "everything fits", stops: 25, windows: 0, shift: 100 * 3600},
+	{name: "shared addresses", stops: 40, places: 12, windows: 2, buffer: 60, shift: 6 * 3600},
 	{name: "tiny", stops: 3, windows: 2, fixedFrac: 0.5, shift: 3 * 3600},
 	{name: "large", stops: 120, windows: 2, fixedFrac: 0.05, buffer: 120, maxStops: 30, shift: 10 * 3600},
 }
