@@ -13,7 +13,7 @@ import (
 const (
 	svgWidth, svgHeight = 800.0, 600.0
 	svgMargin           = 48.0
-	svgTop              = 40.0 // room for the caption
+	svgTop              = 56.0 // room for the caption
 )
 
 // SVG draws a route suggestion as a picture a manager can read at a glance: the
@@ -25,7 +25,9 @@ func SVG(r connect.RouteSuggestion) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" font-family="sans-serif">`+"\n", svgWidth, svgHeight, svgWidth, svgHeight)
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="#fbfbf8"/>`+"\n")
-	fmt.Fprintf(&b, `<text x="16" y="26" font-size="16" fill="#222">%s</text>`+"\n", html.EscapeString(caption(r)))
+	title, totals := caption(r)
+	fmt.Fprintf(&b, `<text x="16" y="24" font-size="16" fill="#222">%s</text>`+"\n", html.EscapeString(title))
+	fmt.Fprintf(&b, `<text x="16" y="44" font-size="13" fill="#555">%s</text>`+"\n", html.EscapeString(totals))
 	points := routePoints(r)
 	if len(points) == 0 {
 		fmt.Fprintf(&b, `<text x="%g" y="%g" font-size="18" fill="#777" text-anchor="middle">No stops on this route</text>`+"\n", svgWidth/2, svgHeight/2)
@@ -39,13 +41,15 @@ func SVG(r connect.RouteSuggestion) []byte {
 	return b.Bytes()
 }
 
-func caption(r connect.RouteSuggestion) string {
+// caption is the title line and the totals line of the picture.
+func caption(r connect.RouteSuggestion) (string, string) {
 	who := ""
 	if r.EmployeeID != nil {
 		who = " · " + *r.EmployeeID
 	}
-	return fmt.Sprintf("Route suggestion %d (%s) · %s%s · %s · %.1f km · %.0f min travel · %d excluded",
-		r.ID, r.Status, r.RouteDate, who, plural(len(r.Stops), "stop"), r.TotalTravelKm, r.TotalTravelMinutes, len(r.Excluded))
+	return fmt.Sprintf("Route suggestion %d (%s) · %s%s", r.ID, r.Status, r.RouteDate, who),
+		fmt.Sprintf("%s · %.1f km · %.0f min travel · %d min work · %d excluded",
+			plural(len(r.Stops), "stop"), r.TotalTravelKm, r.TotalTravelMinutes, r.TotalWorkMinutes, len(r.Excluded))
 }
 
 func plural(n int, noun string) string {
@@ -112,8 +116,8 @@ func drawPath(b *bytes.Buffer, r connect.RouteSuggestion, project func(connect.R
 func drawDepots(b *bytes.Buffer, r connect.RouteSuggestion, project func(connect.RoutePoint) (float64, float64)) {
 	mark := func(p *connect.RoutePoint, label, title string) {
 		x, y := project(*p)
-		fmt.Fprintf(b, `<g><title>%s</title><rect x="%g" y="%g" width="24" height="24" fill="#2f855a"/><text x="%g" y="%g" font-size="13" fill="#fff" text-anchor="middle">%s</text></g>`+"\n",
-			title, x-12, y-12, x, y+5, label)
+		fmt.Fprintf(b, `<g><title>%s</title><rect x="%g" y="%g" width="34" height="22" rx="3" fill="#2f855a"/><text x="%g" y="%g" font-size="12" fill="#fff" text-anchor="middle">%s</text></g>`+"\n",
+			title, x-17, y-11, x, y+4, label)
 	}
 	switch {
 	case r.Start == nil:

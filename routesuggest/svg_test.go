@@ -27,7 +27,7 @@ func TestSVG(t *testing.T) {
 		t.Fatalf("not well-formed XML: %v\n%s", err, svg)
 	}
 	for _, want := range []string{
-		"Route suggestion 7 (Draft) · 2026-11-23 · tech-1 · 2 stops · 12.3 km · 25 min travel · 1 excluded",
+		"Route suggestion 7 (Draft) · 2026-11-23 · tech-1", "2 stops · 12.3 km · 25 min travel · 0 min work · 1 excluded",
 		">1</text>", ">2</text>", ">S/E</text>", "A&amp;B &lt;1&gt;", "08:00–09:00 UTC", "<polyline",
 	} {
 		if !strings.Contains(svg, want) {
