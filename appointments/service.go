@@ -21,6 +21,9 @@ import (
 	"github.com/integration-connect/connect/store"
 )
 
+// IDPrefix starts every appointment request id, so an id says what it names.
+const IDPrefix = "apr_"
+
 // The operation of a submit: with the body, the fingerprint of an idempotent
 // submit.
 const operationSubmit = "POST /connect/v1/appointment-requests"
@@ -43,7 +46,7 @@ type Config struct {
 // Service keeps appointment requests.
 type Service struct {
 	cfg Config
-	ids idSource
+	ids store.IDs
 }
 
 var _ connect.AppointmentService = (*Service)(nil)
@@ -94,7 +97,7 @@ func (s *Service) submit(ctx context.Context, caller connect.Caller, opts connec
 		if err := connect.Validate(req); err != nil {
 			return nil, err
 		}
-		id, err := s.ids.next(s.cfg.Now())
+		id, err := s.ids.Next(IDPrefix, s.cfg.Now())
 		if err != nil {
 			return nil, err
 		}
