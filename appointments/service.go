@@ -108,7 +108,8 @@ func (s *Service) submit(ctx context.Context, caller connect.Caller, opts connec
 
 // create is the transactional part of a submit: the request is created
 // Submitted and the automatic checks move it on before it is stored, so no
-// reader ever sees it unchecked. It starts afresh every time it runs.
+// reader ever sees it unchecked; its webhook events are appended with it. It
+// starts afresh every time it runs.
 func (s *Service) create(ctx context.Context, caller connect.Caller, id string, req connect.NewAppointmentRequest) store.TxFunc[connect.AppointmentRequest] {
 	return func(tx store.Tx) (connect.AppointmentRequest, bool, error) {
 		now := s.now()
@@ -123,6 +124,9 @@ func (s *Service) create(ctx context.Context, caller connect.Caller, id string, 
 			return connect.AppointmentRequest{}, false, err
 		}
 		if err := tx.CreateAppointmentRequest(rec); err != nil {
+			return connect.AppointmentRequest{}, false, err
+		}
+		if err := created(tx, rec); err != nil {
 			return connect.AppointmentRequest{}, false, err
 		}
 		return rec.AppointmentRequest, true, nil
