@@ -87,7 +87,7 @@ func runWebhooksList(ctx context.Context, args []string, stdout, stderr io.Write
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "TENANT\tID\tURL\tEVENTS\tSTATE\tDELIVERED UP TO\tCREATED\tLAST ERROR")
 		for _, s := range list {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%s\t%s\n", s.TenantID, s.ID, s.URL, joinKinds(s.Kinds), state(s), s.Cursor, s.CreatedAt.Format(time.RFC3339), orDash(s.LastError))
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%s\t%s\n", s.TenantID, s.ID, s.URL, joinKinds(s.Kinds), state(s), s.Cursor, s.CreatedAt.Format(time.RFC3339), lastError(s))
 		}
 		return tw.Flush()
 	})
@@ -106,11 +106,12 @@ func state(s connect.WebhookSubscription) string {
 	return "enabled"
 }
 
-func orDash(s string) string {
-	if s == "" {
+// lastError is why the last attempt failed, or "-".
+func lastError(s connect.WebhookSubscription) string {
+	if s.LastError == "" {
 		return "-"
 	}
-	return s
+	return s.LastError
 }
 
 func runWebhooksRemove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
