@@ -132,11 +132,12 @@ func (d *Dispatcher) answer(resp *http.Response, err error) (string, error) {
 // are kept. A removed subscription records nothing.
 func (d *Dispatcher) record(ctx context.Context, sub *store.Subscription, event *store.Event, start time.Time, failure error) error {
 	var attempts int
-	var disabled bool
+	var removed, disabled bool
 	err := d.cfg.Store.Update(ctx, func(tx store.Tx) error {
-		attempts, disabled = 0, false
+		attempts, removed, disabled = 0, false, false
 		rec, err := tx.Subscription(sub.TenantID, sub.ID)
 		if errors.Is(err, connect.ErrNotFound) {
+			removed = true
 			return nil
 		}
 		if err != nil {
@@ -149,7 +150,7 @@ func (d *Dispatcher) record(ctx context.Context, sub *store.Subscription, event 
 		}
 		return tx.PutSubscription(rec)
 	})
-	if err != nil {
+	if err != nil || removed {
 		return err
 	}
 	d.report(sub, event, attempts, disabled, failure)
