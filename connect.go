@@ -17,6 +17,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -1120,6 +1121,143 @@ func appointmentFieldMessage(fe validator.FieldError, path string) (msg string, 
 		return fmt.Sprintf("%s must be at most %s bytes of compact JSON", path, fe.Param()), true
 	}
 	return "", false
+}
+
+// ---------------------------------------------------------------------------
+// Webhook events
+
+// EventKind names what happened: the type of a webhook event, and what a
+// webhook subscription chooses to receive (DECISIONS.md "Webhook events").
+type EventKind string
+
+// The event kinds. Each names its payload, the data of the envelope.
+const (
+	// EventImportJobCompleted: a single or batch import finished; data is the
+	// job's ImportJobSummary.
+	EventImportJobCompleted EventKind = "import_job.completed"
+	// EventRouteSuggestionCreated: a draft route was built from an import job;
+	// data is a RouteSuggestionCreatedEvent.
+	EventRouteSuggestionCreated EventKind = "route_suggestion.created"
+	// EventAppointmentRequestCreated: an appointment request was submitted;
+	// data is the AppointmentRequest as stored, after the automatic checks.
+	EventAppointmentRequestCreated EventKind = "appointment_request.created"
+	// EventAppointmentStatusChanged: an appointment request changed status,
+	// by the automatic checks, a host action or a cancel; data is an
+	// AppointmentStatusChangedEvent.
+	EventAppointmentStatusChanged EventKind = "appointment_request.status_changed"
+)
+
+// EventKinds lists every event kind, in documentation order.
+var EventKinds = []EventKind{
+	EventImportJobCompleted, EventRouteSuggestionCreated,
+	EventAppointmentRequestCreated, EventAppointmentStatusChanged,
+}
+
+// Valid reports whether k is one of EventKinds.
+func (k EventKind) Valid() bool {
+	for _, known := range EventKinds {
+		if k == known {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseEventKinds turns a comma-separated list ("a,b") into event kinds without
+// duplicates, refusing unknown names so a typo never yields a subscription that
+// silently receives nothing.
+func ParseEventKinds(list string) ([]EventKind, error) {
+	var kinds []EventKind
+	for _, name := range strings.Split(list, ",") {
+		kind := EventKind(strings.TrimSpace(name))
+		switch {
+		case kind == "" || slices.Contains(kinds, kind):
+			continue
+		case !kind.Valid():
+			return nil, Errorf(CodeInvalidRequest, "unknown event kind %q; the kinds are %s", kind, joinEventKinds(EventKinds))
+		}
+		kinds = append(kinds, kind)
+	}
+	if len(kinds) == 0 {
+		return nil, Errorf(CodeInvalidRequest, "at least one event kind is required; the kinds are %s", joinEventKinds(EventKinds))
+	}
+	return kinds, nil
+}
+
+func joinEventKinds(kinds []EventKind) string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ",")
+}
+
+// WebhookEvent is the body of every webhook delivery, the Standard Webhooks
+// envelope. Timestamp is when the event happened, not when it was sent; the
+// webhook-timestamp header says when it was sent.
+type WebhookEvent struct {
+	Type      EventKind      `json:"type"`
+	Timestamp time.Time      `json:"timestamp"`
+	Data      jsontext.Value `json:"data"`
+}
+
+// AppointmentStatusChangedEvent is the data of appointment_request.status_changed:
+// the request ID moved from From to To at At; Note is the history entry's note.
+type AppointmentStatusChangedEvent struct {
+	ID   string            `json:"id"`
+	From AppointmentStatus `json:"from"`
+	To   AppointmentStatus `json:"to"`
+	At   time.Time         `json:"at"`
+	Note *string           `json:"note"`
+}
+
+// RouteSuggestionCreatedEvent is the data of route_suggestion.created.
+type RouteSuggestionCreatedEvent struct {
+	RouteSuggestionID int64  `json:"routeSuggestionId"`
+	ImportJobID       int64  `json:"importJobId"`
+	RouteDate         Date   `json:"routeDate"`
+	Status            string `json:"status"`
+	IncludedTargets   int    `json:"includedTargets"`
+	ExcludedTargets   int    `json:"excludedTargets"`
+}
+
+// WebhookSubscription is where a tenant's events of some kinds are delivered,
+// as listed: its settings and its delivery state, never its secret.
+type WebhookSubscription struct {
+	ID       int64       `json:"id"`
+	TenantID string      `json:"tenantId"`
+	URL      string      `json:"url"`
+	Kinds    []EventKind `json:"kinds"`
+	// Enabled is false after Disable, or after deliveries failed without a
+	// break for the dispatcher's DisableAfter; pending events are kept.
+	Enabled bool `json:"enabled"`
+	// AllowInsecureLoopback allowed an http URL on a loopback host.
+	AllowInsecureLoopback bool      `json:"allowInsecureLoopback"`
+	CreatedAt             time.Time `json:"createdAt"`
+	// Cursor is the sequence number of the last event delivered (or, for a
+	// new subscription, of the last event before it was added): the events
+	// after it are pending.
+	Cursor int64 `json:"cursor"`
+	// Attempts counts the failed attempts at the next pending event since the
+	// last success; NextAttemptAt is when it is tried again (nil: at once).
+	Attempts      int        `json:"attempts"`
+	NextAttemptAt *time.Time `json:"nextAttemptAt"`
+	// FailingSince is the first of the failures without a success since.
+	FailingSince *time.Time `json:"failingSince"`
+	LastError    string     `json:"lastError,omitempty"`
+	DisabledAt   *time.Time `json:"disabledAt"`
+}
+
+// NewWebhookSubscription describes a subscription to create. URL must be https,
+// or http on a loopback host (127.0.0.0/8, ::1, localhost) when
+// AllowInsecureLoopback is set, for development. Kinds must hold at least one
+// of EventKinds; the webhook subscription service checks both rules, which
+// tags cannot say.
+type NewWebhookSubscription struct {
+	TenantID              string      `json:"tenantId" validate:"notblank,max=200,printascii"`
+	URL                   string      `json:"url" validate:"notblank,max=2000"`
+	Kinds                 []EventKind `json:"kinds"`
+	AllowInsecureLoopback bool        `json:"allowInsecureLoopback"`
 }
 
 // ---------------------------------------------------------------------------

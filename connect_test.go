@@ -138,3 +138,43 @@ func TestCountersAndStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestParseEventKinds(t *testing.T) {
+	tests := []struct {
+		list, want, wantErr string
+	}{
+		{"import_job.completed", "import_job.completed", ""},
+		{" appointment_request.created , import_job.completed,appointment_request.created,", "appointment_request.created import_job.completed", ""},
+		{"import_job.complete", "", `unknown event kind "import_job.complete"; the kinds are import_job.completed,route_suggestion.created,appointment_request.created,appointment_request.status_changed`},
+		{" , ", "", "at least one event kind is required; the kinds are import_job.completed,route_suggestion.created,appointment_request.created,appointment_request.status_changed"},
+	}
+	for _, tc := range tests {
+		kinds, err := connect.ParseEventKinds(tc.list)
+		var got []string
+		for _, k := range kinds {
+			got = append(got, string(k))
+		}
+		gotErr := ""
+		if err != nil {
+			gotErr = connect.AsError(err).Message
+		}
+		if strings.Join(got, " ") != tc.want || gotErr != tc.wantErr {
+			t.Errorf("ParseEventKinds(%q) = %v, %v; want %q, %q", tc.list, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+// TestWebhookEnvelope pins the envelope's JSON: the Standard Webhooks names,
+// the timestamp in RFC 3339 and the data kept as given.
+func TestWebhookEnvelope(t *testing.T) {
+	at := time.Date(2026, 11, 21, 8, 30, 0, 123e6, time.UTC)
+	data, err := json.Marshal(connect.AppointmentStatusChangedEvent{ID: "apr_1", From: connect.AppointmentSubmitted, To: connect.AppointmentValidated, At: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(connect.WebhookEvent{Type: connect.EventAppointmentStatusChanged, Timestamp: at, Data: data})
+	want := `{"type":"appointment_request.status_changed","timestamp":"2026-11-21T08:30:00.123Z","data":{"id":"apr_1","from":"Submitted","to":"Validated","at":"2026-11-21T08:30:00.123Z","note":null}}`
+	if err != nil || string(out) != want {
+		t.Errorf("envelope = %s, %v\nwant %s", out, err, want)
+	}
+}

@@ -64,6 +64,7 @@ func (s *Service) cancelTx(tenantID, id string, req connect.CancelAppointmentReq
 		if rec.Status == connect.AppointmentCancelled {
 			return cancellation(rec), false, nil // the original cancellation, not a new one
 		}
+		from := rec.Status
 		note := fmt.Sprintf("cancelled by %s: %s", req.CancelledBy, req.Reason)
 		if err := apply(rec, connect.AppointmentActionCancel, s.now(), note); err != nil {
 			return connect.CancelAppointmentResponse{}, false, err
@@ -71,6 +72,9 @@ func (s *Service) cancelTx(tenantID, id string, req connect.CancelAppointmentReq
 		at := rec.UpdatedAt
 		rec.CancelledAt, rec.CancelReason, rec.CancelledBy = &at, &req.Reason, &req.CancelledBy
 		if err := tx.PutAppointmentRequest(rec); err != nil {
+			return connect.CancelAppointmentResponse{}, false, err
+		}
+		if err := statusChanged(tx, rec, from); err != nil {
 			return connect.CancelAppointmentResponse{}, false, err
 		}
 		return cancellation(rec), false, nil

@@ -31,10 +31,14 @@ func (s *Service) transitionTx(tenantID, id string, action connect.AppointmentAc
 		if err != nil {
 			return connect.AppointmentStatusResponse{}, false, err
 		}
+		from := rec.Status
 		if err := apply(rec, action, s.now(), note); err != nil {
 			return connect.AppointmentStatusResponse{}, false, err
 		}
 		if err := tx.PutAppointmentRequest(rec); err != nil {
+			return connect.AppointmentStatusResponse{}, false, err
+		}
+		if err := statusChanged(tx, rec, from); err != nil {
 			return connect.AppointmentStatusResponse{}, false, err
 		}
 		return statusOf(rec), false, nil

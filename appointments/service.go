@@ -22,6 +22,9 @@ import (
 	"github.com/integration-connect/connect/store"
 )
 
+// IDPrefix starts every appointment request id, so an id says what it names.
+const IDPrefix = "apr_"
+
 // The operation of a submit: with the body, the fingerprint of an idempotent
 // submit.
 const operationSubmit = "POST /connect/v1/appointment-requests"
@@ -44,7 +47,7 @@ type Config struct {
 // Service keeps appointment requests.
 type Service struct {
 	cfg Config
-	ids idSource
+	ids store.IDs
 }
 
 var _ connect.AppointmentService = (*Service)(nil)
@@ -98,7 +101,7 @@ func (s *Service) submit(ctx context.Context, caller connect.Caller, opts connec
 		if err := connect.Validate(req); err != nil {
 			return nil, err
 		}
-		id, err := s.ids.next(s.cfg.Now())
+		id, err := s.ids.Next(IDPrefix, s.cfg.Now())
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +112,8 @@ func (s *Service) submit(ctx context.Context, caller connect.Caller, opts connec
 
 // create is the transactional part of a submit: the request is created
 // Submitted and the automatic checks move it on before it is stored, so no
-// reader ever sees it unchecked. It starts afresh every time it runs.
+// reader ever sees it unchecked; its webhook events are appended with it. It
+// starts afresh every time it runs.
 func (s *Service) create(ctx context.Context, caller connect.Caller, id string, req connect.NewAppointmentRequest) store.TxFunc[connect.AppointmentRequest] {
 	return func(tx store.Tx) (connect.AppointmentRequest, bool, error) {
 		now := s.now()
@@ -124,6 +128,9 @@ func (s *Service) create(ctx context.Context, caller connect.Caller, id string, 
 			return connect.AppointmentRequest{}, false, err
 		}
 		if err := tx.CreateAppointmentRequest(rec); err != nil {
+			return connect.AppointmentRequest{}, false, err
+		}
+		if err := created(tx, rec); err != nil {
 			return connect.AppointmentRequest{}, false, err
 		}
 		return rec.AppointmentRequest, true, nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cockroachdb/errors"
 	"github.com/julienschmidt/httprouter"
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
 	"github.com/integration-connect/connect"
@@ -123,6 +124,10 @@ func withDefaults(cfg Config) Config {
 // Metrics serves the handler's Prometheus metrics (its own registry, so two
 // handlers in one process never clash).
 func (h *Handler) Metrics() http.Handler { return h.metrics.handler() }
+
+// Registerer is the handler's own registry, for metrics of the same process
+// that GET /metrics should show too, such as the webhook dispatcher's.
+func (h *Handler) Registerer() prometheus.Registerer { return h.metrics.registry }
 
 // ServeHTTP implements http.Handler: it gives the request its correlation id,
 // recovers panics as InternalError, and records the request in the log and the

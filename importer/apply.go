@@ -27,8 +27,9 @@ type run struct {
 }
 
 // execute applies every item in order, so a later item sees the effects of
-// earlier ones, and records the job with all item results. It is a
-// store.TxFunc: it starts afresh every time it runs.
+// earlier ones, and records the job with all item results and its
+// import_job.completed event. It is a store.TxFunc: it starts afresh every
+// time it runs.
 func (r *run) execute(tx store.Tx) (connect.InboundImportResult, bool, error) {
 	r.mapper = nil // it belonged to the transaction of an earlier run
 	results := make([]connect.InboundImportItemResult, len(r.items))
@@ -49,6 +50,9 @@ func (r *run) execute(tx store.Tx) (connect.InboundImportResult, bool, error) {
 	job.ProcessedAtUtc = &r.now
 	job.Items = results
 	if err := tx.CreateJob(job); err != nil {
+		return connect.InboundImportResult{}, false, err
+	}
+	if err := store.AppendEvent(tx, r.caller.TenantID, connect.EventImportJobCompleted, r.now, job.ImportJobSummary); err != nil {
 		return connect.InboundImportResult{}, false, err
 	}
 	created := len(results) == 1 && results[0].Status == connect.ItemImported

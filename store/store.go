@@ -42,6 +42,7 @@ type Tx interface {
 	ClientTx
 	TargetTx
 	JobTx
+	OutboxTx
 	IdempotencyTx
 	AppointmentTx
 	CustomerTx

@@ -1,6 +1,6 @@
 // Command connectd is the Integration Connect server and its admin commands.
 //
-//	connectd serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev]
+//	connectd serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s]
 //	connectd keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR]
 //	connectd keys list [--tenant T] [--data DIR]
 //	connectd keys revoke --tenant T --client C [--data DIR]
@@ -12,6 +12,9 @@
 //	connectd profiles list|remove --tenant T [--id N] [--data DIR]
 //	connectd employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--profile N] [--data DIR]
 //	connectd employees list|remove --tenant T [--id E] [--data DIR]
+//	connectd webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--data DIR]
+//	connectd webhooks list [--tenant T] [--data DIR]
+//	connectd webhooks remove|rotate-secret|enable|disable --tenant T --id N [--data DIR]
 //	connectd version
 //
 // Every command takes --help. The data directory defaults to ./connect-data (or
@@ -47,6 +50,7 @@ func commands() []command {
 		{"customers", "list, archive, block and reactivate customer records (customers list|archive|block|reactivate)", runCustomers},
 		{"profiles", "manage the optimization profiles of route suggestions (profiles add|list|remove)", runProfiles},
 		{"employees", "manage the employees routes are planned for (employees set|list|remove)", runEmployees},
+		{"webhooks", "manage webhook subscriptions (webhooks add|list|remove|rotate-secret|enable|disable)", runWebhooks},
 		{"version", "print the version", runVersion},
 	}
 }
@@ -74,7 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: connectd <command> [flags]\n\nCommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'connectd <command> --help' for the flags of a command.")
 }

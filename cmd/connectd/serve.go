@@ -14,6 +14,7 @@ import (
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/appointments"
 	"github.com/integration-connect/connect/httpapi"
+	"github.com/integration-connect/connect/httpapi/webhooks"
 	"github.com/integration-connect/connect/importer"
 	"github.com/integration-connect/connect/routesuggest"
 	"github.com/integration-connect/connect/store"
@@ -34,16 +35,18 @@ const (
 type serveOptions struct {
 	data, addr, basePath, metricsAddr string
 	dev                               bool
+	webhookRetryMin                   time.Duration
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", "serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev]", stderr)
+	fs := newFlags("serve", "serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s]", stderr)
 	var o serveOptions
 	fs.StringVar(&o.data, "data", envOr("CONNECT_DATA", "./connect-data"), "data directory holding connect.db, created if missing (env CONNECT_DATA)")
 	fs.StringVar(&o.addr, "addr", envOr("CONNECT_ADDR", "127.0.0.1:8080"), "address to listen on (env CONNECT_ADDR)")
 	fs.StringVar(&o.basePath, "base-path", httpapi.DefaultBasePath, "base path of the import API")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics on this address instead of the main listener")
 	fs.BoolVar(&o.dev, "dev", false, "on a store without clients, create a demo client with every scope and print its key")
+	fs.DurationVar(&o.webhookRetryMin, "webhook-retry-min", webhooks.DefaultRetryMin, "delay before the first retry of a failed webhook delivery; each further retry waits twice as long, up to 1h")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -57,12 +60,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return srv.Close()
 }
 
-// server is a running connectd: listeners, HTTP servers and the store.
+// server is a running connectd: listeners, HTTP servers, the webhook
+// dispatcher and the store.
 type server struct {
-	store   *bolt.Store
-	servers []*http.Server
-	addr    string
-	logger  *slog.Logger
+	store      *bolt.Store
+	servers    []*http.Server
+	dispatcher *webhooks.Dispatcher
+	addr       string
+	logger     *slog.Logger
 }
 
 // startServer opens the store, wires the services and starts listening. It
@@ -92,6 +97,9 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 	if err != nil {
 		return err
 	}
+	if err := s.startDispatcher(ctx, o, handler); err != nil {
+		return err
+	}
 	if s.addr, err = s.listen(o.addr, handler); err != nil {
 		return err
 	}
@@ -107,6 +115,17 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 		return createDemoClient(ctx, clients, s.addr, o.basePath, stdout)
 	}
 	return nil
+}
+
+// startDispatcher starts delivering webhook events, with its metrics on the
+// handler's /metrics.
+func (s *server) startDispatcher(ctx context.Context, o serveOptions, handler *httpapi.Handler) error {
+	d, err := webhooks.NewDispatcher(webhooks.Config{Store: s.store, RetryMin: o.webhookRetryMin, Logger: s.logger, Registerer: handler.Registerer()})
+	if err != nil {
+		return err
+	}
+	s.dispatcher = d
+	return d.Start(ctx)
 }
 
 // listen starts an HTTP server for h on addr and returns the address it got
@@ -130,13 +149,18 @@ func (s *server) listen(addr string, h http.Handler) (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// Close lets in-flight requests finish (up to 30 s), then closes the store.
+// Close lets in-flight requests finish (up to 30 s), stops the webhook
+// dispatcher (a delivery in flight is repeated after the next start), then
+// closes the store.
 func (s *server) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	var errs error
 	for _, srv := range s.servers {
 		errs = errors.CombineErrors(errs, srv.Shutdown(ctx))
+	}
+	if s.dispatcher != nil {
+		s.dispatcher.Stop()
 	}
 	return errors.CombineErrors(errs, s.store.Close())
 }

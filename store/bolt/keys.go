@@ -25,6 +25,9 @@ var (
 	bucketJobCounts     = []byte("job_counts")         // jobFilterKey → count
 	bucketIdempotency   = []byte("idempotency")        // tuple(tenant, client, key) → IdempotencyRecord
 	bucketIdempotencyAt = []byte("idempotency_by_age") // unix nanos + tuple(tenant, client, key) → nothing
+	bucketEvents        = []byte("events")             // seq → Event (see outbox.go)
+	bucketEventIndex    = []byte("event_index")        // tuple(tenant, kind) + seq → nothing
+	bucketWebhooks      = []byte("webhooks")           // id → Subscription
 	bucketAppointments  = []byte("appointments")       // tuple(tenant) + id → AppointmentRequest
 	bucketApptStatus    = []byte("appointment_status") // tuple(tenant, status) + id → nothing
 
@@ -53,6 +56,7 @@ var (
 var allBuckets = [][]byte{
 	bucketMeta, bucketClients, bucketClientKeys, bucketTargets, bucketTargetIDs,
 	bucketJobs, bucketJobItems, bucketJobIndex, bucketJobCounts, bucketIdempotency, bucketIdempotencyAt,
+	bucketEvents, bucketEventIndex, bucketWebhooks,
 	bucketAppointments, bucketApptStatus,
 	bucketCustomers, bucketCustomerIDs, bucketCustomerNumbers, bucketCustomerCounts,
 	bucketLocations, bucketLocationIDs, bucketLocationAddresses,

@@ -32,6 +32,7 @@ func Run(t *testing.T, open Opener) {
 		{"Jobs", testJobs},
 		{"JobList", testJobList},
 		{"Idempotency", testIdempotency},
+		{"Outbox", testOutbox},
 		{"FailedUpdateLeavesNothing", testFailedUpdateLeavesNothing},
 		{"PanicLeavesNothing", testPanicLeavesNothing},
 		{"ReopenKeepsData", testReopenKeepsData},

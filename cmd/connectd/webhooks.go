@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/httpapi/webhooks"
+)
+
+const webhooksSynopsis = "webhooks add|list|remove|rotate-secret|enable|disable [flags]"
+
+func runWebhooks(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	subcommands := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+		"add": runWebhooksAdd, "list": runWebhooksList, "remove": runWebhooksRemove,
+		"rotate-secret": runWebhooksRotate, "enable": runWebhooksEnable, "disable": runWebhooksDisable,
+	}
+	if len(args) == 0 || isHelp(args[0]) {
+		fmt.Fprintf(stderr, "Usage: connectd %s\n\n"+
+			"  add            subscribe a URL to a tenant's events and print its signing secret (shown once)\n"+
+			"  list           list subscriptions with their delivery state\n"+
+			"  remove         remove a subscription\n"+
+			"  rotate-secret  give a subscription a new signing secret and print it (shown once)\n"+
+			"  enable         resume deliveries, from the first event not yet delivered\n"+
+			"  disable        pause deliveries; events are kept\n", webhooksSynopsis)
+		if len(args) == 0 {
+			return errUsage
+		}
+		return nil
+	}
+	sub, ok := subcommands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "connectd webhooks: unknown command %q\n", args[0])
+		return errUsage
+	}
+	return sub(ctx, args[1:], stdout, stderr)
+}
+
+// runWebhooksAdd adds a subscription and prints its secret alone on the last
+// line of stdout, so scripts can take it with tail -n 1.
+func runWebhooksAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("webhooks add", "webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--data DIR]", stderr)
+	tenant := fs.String("tenant", "", "tenant id (required)")
+	url := fs.String("url", "", "https URL receiving the events (required)")
+	events := fs.String("events", "", "comma-separated event kinds (required): "+eventKindList())
+	insecure := fs.Bool("allow-insecure-loopback", false, "allow an http URL on a loopback host (127.0.0.0/8, ::1, localhost), for development")
+	data := dataFlag(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, map[string]string{"tenant": *tenant, "url": *url, "events": *events}); err != nil {
+		return err
+	}
+	kinds, err := connect.ParseEventKinds(*events)
+	if err != nil {
+		return err
+	}
+	return withSubscriptions(*data, func(subs *webhooks.Subscriptions) error {
+		s, secret, err := subs.Add(ctx, connect.NewWebhookSubscription{TenantID: *tenant, URL: *url, Kinds: kinds, AllowInsecureLoopback: *insecure})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Added webhook subscription %d of tenant %q: %s to %s.\n", s.ID, s.TenantID, joinKinds(s.Kinds), s.URL)
+		fmt.Fprintln(stdout, "Store the signing secret now: it cannot be shown again (rotate-secret makes a new one).")
+		fmt.Fprintln(stdout, secret)
+		return nil
+	})
+}
+
+func runWebhooksList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("webhooks list", "webhooks list [--tenant T] [--data DIR]", stderr)
+	tenant := fs.String("tenant", "", "only this tenant's subscriptions")
+	data := dataFlag(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	return withSubscriptions(*data, func(subs *webhooks.Subscriptions) error {
+		list, err := subs.List(ctx, *tenant)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "TENANT\tID\tURL\tEVENTS\tSTATE\tDELIVERED UP TO\tCREATED\tLAST ERROR")
+		for _, s := range list {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%s\t%s\n", s.TenantID, s.ID, s.URL, joinKinds(s.Kinds), state(s), s.Cursor, s.CreatedAt.Format(time.RFC3339), lastError(s))
+		}
+		return tw.Flush()
+	})
+}
+
+// state says in a few words whether a subscription receives events.
+func state(s connect.WebhookSubscription) string {
+	switch {
+	case !s.Enabled && s.DisabledAt != nil:
+		return "disabled since " + s.DisabledAt.Format(time.RFC3339)
+	case !s.Enabled:
+		return "disabled"
+	case s.Attempts > 0:
+		return fmt.Sprintf("retrying (%d failed attempts)", s.Attempts)
+	}
+	return "enabled"
+}
+
+// lastError is why the last attempt failed, or "-".
+func lastError(s connect.WebhookSubscription) string {
+	if s.LastError == "" {
+		return "-"
+	}
+	return s.LastError
+}
+
+func runWebhooksRemove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return onSubscription(ctx, "remove", args, stderr, func(subs *webhooks.Subscriptions, tenant string, id int64) error {
+		if err := subs.Remove(ctx, tenant, id); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Removed webhook subscription %d of tenant %q.\n", id, tenant)
+		return nil
+	})
+}
+
+// runWebhooksRotate prints the new secret alone on the last line of stdout.
+func runWebhooksRotate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return onSubscription(ctx, "rotate-secret", args, stderr, func(subs *webhooks.Subscriptions, tenant string, id int64) error {
+		secret, err := subs.RotateSecret(ctx, tenant, id)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Webhook subscription %d of tenant %q has a new signing secret; the old one signs nothing from now on.\n", id, tenant)
+		fmt.Fprintln(stdout, "Store it now: it cannot be shown again.")
+		fmt.Fprintln(stdout, secret)
+		return nil
+	})
+}
+
+func runWebhooksEnable(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return onSubscription(ctx, "enable", args, stderr, func(subs *webhooks.Subscriptions, tenant string, id int64) error {
+		if err := subs.Enable(ctx, tenant, id); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Enabled webhook subscription %d of tenant %q; pending events are delivered from the first one not yet delivered.\n", id, tenant)
+		return nil
+	})
+}
+
+func runWebhooksDisable(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return onSubscription(ctx, "disable", args, stderr, func(subs *webhooks.Subscriptions, tenant string, id int64) error {
+		if err := subs.Disable(ctx, tenant, id); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Disabled webhook subscription %d of tenant %q; its events are kept until it is enabled again.\n", id, tenant)
+		return nil
+	})
+}
+
+// onSubscription parses the flags shared by the commands on one
+// subscription, --tenant and --id, and runs fn on the store.
+func onSubscription(ctx context.Context, name string, args []string, stderr io.Writer, fn func(*webhooks.Subscriptions, string, int64) error) error {
+	fs := newFlags("webhooks "+name, "webhooks "+name+" --tenant T --id N [--data DIR]", stderr)
+	tenant := fs.String("tenant", "", "tenant id (required)")
+	id := fs.Int64("id", 0, "subscription id, as listed (required)")
+	data := dataFlag(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, map[string]string{"tenant": *tenant}); err != nil {
+		return err
+	}
+	if *id <= 0 {
+		return requiredID(fs)
+	}
+	return withSubscriptions(*data, func(subs *webhooks.Subscriptions) error { return fn(subs, *tenant, *id) })
+}
+
+func requiredID(fs *flag.FlagSet) error {
+	fmt.Fprintln(fs.Output(), "--id is required: the subscription id shown by webhooks list")
+	fs.Usage()
+	return errUsage
+}
+
+// withSubscriptions opens the store in dir for one admin command.
+func withSubscriptions(dir string, fn func(*webhooks.Subscriptions) error) error {
+	s, err := openStore(dir)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return fn(&webhooks.Subscriptions{Store: s})
+}
+
+func eventKindList() string { return joinKinds(connect.EventKinds) }
+
+func joinKinds(kinds []connect.EventKind) string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ",")
+}

@@ -1,0 +1,207 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/cockroachdb/errors"
+	"github.com/go-json-experiment/json"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/store"
+)
+
+// Outcomes of a delivery attempt, the label of the deliveries metric.
+const (
+	outcomeDelivered    = "delivered"
+	outcomeHTTPError    = "http_error"
+	outcomeTimeout      = "timeout"
+	outcomeNetworkError = "network_error"
+)
+
+// maxLastError bounds the error kept on a subscription.
+const maxLastError = 300
+
+// userAgent names the sender to receivers.
+const userAgent = "IntegrationConnect-Webhooks/1"
+
+// deliverAll delivers a subscription's pending events one after the other,
+// until none is left, one fails, or the dispatcher stops.
+func (d *Dispatcher) deliverAll(ctx context.Context, tenantID string, id int64) {
+	for ctx.Err() == nil {
+		sub, event, err := d.next(ctx, tenantID, id)
+		if err != nil {
+			if ctx.Err() == nil {
+				d.cfg.Logger.Error("webhooks: reading the next event", "subscription", id, "error", err)
+			}
+			return
+		}
+		if event == nil || !d.deliver(ctx, sub, event) {
+			return
+		}
+	}
+}
+
+// next returns the subscription and its next pending event, read afresh:
+// nil when there is none, or when the subscription was removed, disabled or
+// is waiting for a retry meanwhile.
+func (d *Dispatcher) next(ctx context.Context, tenantID string, id int64) (*store.Subscription, *store.Event, error) {
+	var sub *store.Subscription
+	var event *store.Event
+	err := d.cfg.Store.View(ctx, func(tx store.Tx) (err error) {
+		sub, event = nil, nil
+		if sub, err = tx.Subscription(tenantID, id); err != nil || !sub.Enabled || !due(sub, d.cfg.Now()) {
+			return err
+		}
+		event, err = tx.NextEvent(sub.TenantID, sub.Kinds, sub.Cursor)
+		return err
+	})
+	if errors.Is(err, connect.ErrNotFound) {
+		return nil, nil, nil
+	}
+	return sub, event, err
+}
+
+// deliver makes one attempt and records its outcome; it reports whether the
+// event was delivered. An attempt cut short by Stop is not recorded.
+func (d *Dispatcher) deliver(ctx context.Context, sub *store.Subscription, event *store.Event) bool {
+	start := d.cfg.Now()
+	outcome, err := d.send(ctx, sub, event, start)
+	if err != nil && ctx.Err() != nil {
+		return false
+	}
+	d.metrics.deliveries.WithLabelValues(outcome).Inc()
+	// A delivery is recorded even when Stop comes now, so it is not repeated.
+	if rerr := d.record(context.WithoutCancel(ctx), sub, event, start, err); rerr != nil {
+		d.cfg.Logger.Error("webhooks: recording a delivery", "subscription", sub.ID, "eventId", event.ID, "error", rerr)
+		return false
+	}
+	return err == nil
+}
+
+// send posts the event to the subscription's URL once, signed, and returns
+// the outcome; err is nil only for a 2xx answer.
+func (d *Dispatcher) send(ctx context.Context, sub *store.Subscription, event *store.Event, at time.Time) (string, error) {
+	body, err := json.Marshal(connect.WebhookEvent{Type: event.Kind, Timestamp: event.CreatedAt, Data: event.Data})
+	if err != nil {
+		return outcomeNetworkError, errors.Wrap(err, "encoding the event")
+	}
+	signature, err := Sign(sub.Secret, event.ID, at.Unix(), body)
+	if err != nil {
+		return outcomeNetworkError, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.cfg.AttemptTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, sub.URL, bytes.NewReader(body))
+	if err != nil {
+		return outcomeNetworkError, errors.Wrap(err, "building the request")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", userAgent)
+	req.Header.Set(HeaderID, event.ID)
+	req.Header.Set(HeaderTimestamp, strconv.FormatInt(at.Unix(), 10))
+	req.Header.Set(HeaderSignature, signature)
+	return d.answer(d.cfg.Client.Do(req))
+}
+
+// answer classifies the result of a request.
+func (d *Dispatcher) answer(resp *http.Response, err error) (string, error) {
+	var netErr net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():
+		return outcomeTimeout, errors.Newf("no answer within %s", d.cfg.AttemptTimeout)
+	case err != nil:
+		return outcomeNetworkError, err
+	}
+	defer resp.Body.Close()
+	// Reading a little of the body lets the connection be reused.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return outcomeHTTPError, errors.Newf("answered %s", resp.Status)
+	}
+	return outcomeDelivered, nil
+}
+
+// record writes the outcome of an attempt into the subscription, read afresh
+// in the transaction, so settings changed meanwhile (a new secret, a disable)
+// are kept. A removed subscription records nothing.
+func (d *Dispatcher) record(ctx context.Context, sub *store.Subscription, event *store.Event, start time.Time, failure error) error {
+	var attempts int
+	var removed, disabled bool
+	err := d.cfg.Store.Update(ctx, func(tx store.Tx) error {
+		attempts, removed, disabled = 0, false, false
+		rec, err := tx.Subscription(sub.TenantID, sub.ID)
+		if errors.Is(err, connect.ErrNotFound) {
+			removed = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if failure == nil {
+			attempts = delivered(rec, event)
+		} else {
+			disabled = d.failed(rec, start, failure)
+		}
+		return tx.PutSubscription(rec)
+	})
+	if err != nil || removed {
+		return err
+	}
+	d.report(sub, event, attempts, disabled, failure)
+	return nil
+}
+
+// delivered moves the cursor past event and clears the failure state; it
+// returns how many attempts the event took.
+func delivered(rec *store.Subscription, event *store.Event) int {
+	attempts := rec.Attempts + 1
+	rec.Cursor = max(rec.Cursor, event.Seq)
+	rec.Attempts, rec.NextAttemptAt, rec.FailingSince, rec.LastError = 0, nil, nil, ""
+	return attempts
+}
+
+// failed schedules the next attempt and disables the subscription once it
+// has been failing for DisableAfter; it reports whether it disabled it.
+func (d *Dispatcher) failed(rec *store.Subscription, start time.Time, failure error) bool {
+	now := d.cfg.Now()
+	rec.Attempts++
+	if rec.FailingSince == nil {
+		rec.FailingSince = &start
+	}
+	rec.LastError = truncate(failure.Error(), maxLastError)
+	next := now.Add(d.delay(rec.Attempts))
+	rec.NextAttemptAt = &next
+	if !rec.Enabled || now.Sub(*rec.FailingSince) < d.cfg.DisableAfter {
+		return false
+	}
+	rec.Enabled, rec.DisabledAt = false, &now
+	return true
+}
+
+// report logs and counts a recorded outcome.
+func (d *Dispatcher) report(sub *store.Subscription, event *store.Event, attempts int, disabled bool, failure error) {
+	log := d.cfg.Logger.With("subscription", sub.ID, "tenantId", sub.TenantID, "eventId", event.ID, "type", event.Kind)
+	switch {
+	case failure == nil:
+		d.metrics.attempts.Observe(float64(attempts))
+		log.Debug("webhooks: delivered", "attempts", attempts)
+	case disabled:
+		log.Warn("webhooks: disabled the subscription, which kept failing; its events are kept until it is enabled again",
+			"failingFor", d.cfg.DisableAfter.String(), "error", failure)
+	default:
+		log.Warn("webhooks: delivery failed; will retry", "error", failure)
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,249 @@
+package webhooks_test
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/httpapi/webhooks"
+	"github.com/integration-connect/connect/importer"
+	"github.com/integration-connect/connect/store"
+)
+
+var acme = connect.Caller{TenantID: "acme", ClientID: "erp", SourceSystem: "erp", Scopes: connect.AllScopes}
+
+// TestDeliveryIsSignedWithTheSecret: a real import's event reaches an
+// httptest receiver with the Standard Webhooks headers, the envelope, and a
+// signature that verifies with the subscription's secret.
+func TestDeliveryIsSignedWithTheSecret(t *testing.T) {
+	f := newFixture(t)
+	rc := newReceiver(t, nil)
+	sub, secret := f.subscribe("acme", rc.URL+"/hooks", connect.EventImportJobCompleted)
+	clock := newClock(t0)
+	imports := importer.New(importer.Config{Store: f.store, Now: clock.Now})
+	out, err := imports.ImportTarget(t.Context(), acme, connect.InboundTarget{ExternalID: "WO-1", Title: "Boiler"}, connect.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Set(t0.Add(90 * time.Second))
+	f.start(func(c *webhooks.Config) { c.Now = clock.Now })
+	event := f.events("acme")[0]
+	f.waitDelivered("acme", sub.ID, event.Seq)
+
+	d := rc.deliveries()[0]
+	if err := verify(secret, d.header, d.body); err != nil {
+		t.Errorf("signature: %v (header %q)", err, d.header.Get("webhook-signature"))
+	}
+	if err := verify(webhooks.SecretPrefix+"c2VjcmV0LW9mLXNvbWVvbmUtZWxzZQ==", d.header, d.body); err == nil {
+		t.Error("the signature verifies with another secret")
+	}
+	job, err := imports.GetJob(t.Context(), acme, out.Result.ImportJobID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := json.Marshal(job.ImportJobSummary)
+	want := `{"type":"import_job.completed","timestamp":"2026-11-21T08:00:00Z","data":` + string(data) + `}`
+	checks := []struct{ what, got, want string }{
+		{"webhook-id", d.id(), event.ID},
+		{"webhook-timestamp", d.header.Get("webhook-timestamp"), strconv.FormatInt(t0.Add(90*time.Second).Unix(), 10)},
+		{"Content-Type", d.header.Get("Content-Type"), "application/json"},
+		{"body", string(d.body), want},
+		{"deliveries", fmt.Sprint(len(rc.deliveries())), "1"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %q, want %q", c.what, c.got, c.want)
+		}
+	}
+	if d.id()[:4] != store.EventIDPrefix {
+		t.Errorf("event id %q does not start with %s", d.id(), store.EventIDPrefix)
+	}
+}
+
+// TestFailsTwiceThenSucceeds: a receiver that fails twice gets the event
+// three times, the same each time, and then no more; the metrics count it.
+func TestFailsTwiceThenSucceeds(t *testing.T) {
+	f := newFixture(t)
+	rc := newReceiver(t, func(_ *http.Request, n int) int {
+		switch n {
+		case 0:
+			return http.StatusServiceUnavailable
+		case 1:
+			return http.StatusInternalServerError
+		}
+		return http.StatusOK
+	})
+	sub, _ := f.subscribe("acme", rc.URL, connect.EventImportJobCompleted)
+	first := f.appendEvent("acme", t0)
+	registry := prometheus.NewRegistry()
+	d := f.start(func(c *webhooks.Config) { c.Registerer = registry })
+	f.waitDelivered("acme", sub.ID, first.Seq)
+	second := f.appendEvent("acme", t0)
+	f.waitDelivered("acme", sub.ID, second.Seq)
+	d.Stop()
+
+	got := rc.deliveries()
+	if ids := rc.ids(); !slices.Equal(ids, []string{first.ID, first.ID, first.ID, second.ID}) {
+		t.Fatalf("receiver got %v, want the first event three times, then the second", ids)
+	}
+	if string(got[0].body) != string(got[2].body) {
+		t.Errorf("the retry's body differs:\n%s\n%s", got[0].body, got[2].body)
+	}
+	if s := f.subscription("acme", sub.ID); s.Cursor != second.Seq || s.Attempts != 0 || s.FailingSince != nil || s.LastError != "" || s.NextAttemptAt != nil || !s.Enabled {
+		t.Errorf("state after success: %+v", s)
+	}
+	wantMetrics(t, registry, map[string]float64{
+		`connect_webhook_deliveries_total{outcome="http_error"}`: 2,
+		`connect_webhook_deliveries_total{outcome="delivered"}`:  2,
+		`connect_webhook_delivery_attempts_count`:                2,
+		`connect_webhook_delivery_attempts_sum`:                  4,
+	})
+}
+
+// TestOrderPerSubscription: a receiver that refuses every event once gets
+// each event twice in a row, in the order of the outbox: the next event
+// waits until the previous one was accepted.
+func TestOrderPerSubscription(t *testing.T) {
+	f := newFixture(t)
+	seen := map[string]bool{}
+	rc := newReceiver(t, func(r *http.Request, _ int) int {
+		id := r.Header.Get("webhook-id")
+		if seen[id] { // the receiver's requests are serialised by the dispatcher
+			return http.StatusOK
+		}
+		seen[id] = true
+		return http.StatusBadGateway
+	})
+	f.subscribe("acme", rc.URL, connect.EventImportJobCompleted)
+	var want []string
+	for range 5 {
+		e := f.appendEvent("acme", t0)
+		want = append(want, e.ID, e.ID)
+	}
+	f.start()
+	waitFor(t, "every event twice", func() bool { return len(rc.deliveries()) >= len(want) })
+	if got := rc.ids(); !slices.Equal(got, want) {
+		t.Errorf("receiver got\n%v\nwant\n%v", got, want)
+	}
+}
+
+// TestSecretRotation: after RotateSecret, deliveries verify with the new
+// secret and no longer with the old one.
+func TestSecretRotation(t *testing.T) {
+	f := newFixture(t)
+	rc := newReceiver(t, nil)
+	sub, old := f.subscribe("acme", rc.URL, connect.EventImportJobCompleted)
+	first := f.appendEvent("acme", t0)
+	d := f.start()
+	f.waitDelivered("acme", sub.ID, first.Seq)
+	d.Stop()
+	rotated, err := f.subs.RotateSecret(t.Context(), "acme", sub.ID)
+	if err != nil || rotated == old || len(rotated) != len(old) {
+		t.Fatalf("RotateSecret = %q, %v (old %q)", rotated, err, old)
+	}
+	second := f.appendEvent("acme", t0)
+	f.start()
+	f.waitDelivered("acme", sub.ID, second.Seq)
+	got := rc.deliveries()
+	if ids := rc.ids(); !slices.Equal(ids, []string{first.ID, second.ID}) {
+		t.Fatalf("receiver got %v", ids)
+	}
+	if verify(old, got[0].header, got[0].body) != nil || verify(rotated, got[1].header, got[1].body) != nil {
+		t.Error("a delivery does not verify with the secret of its time")
+	}
+	if verify(old, got[1].header, got[1].body) == nil {
+		t.Error("a delivery after the rotation verifies with the old secret")
+	}
+}
+
+// wantMetrics compares gathered samples, named like Prometheus' text format
+// without spaces, with want.
+func wantMetrics(t *testing.T, g prometheus.Gatherer, want map[string]float64) {
+	t.Helper()
+	families, err := g.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range families {
+		for _, m := range mf.GetMetric() {
+			labels := ""
+			for _, l := range m.GetLabel() {
+				labels += fmt.Sprintf(`%s=%q`, l.GetName(), l.GetValue())
+			}
+			if labels != "" {
+				labels = "{" + labels + "}"
+			}
+			sample(got, mf, m, labels)
+		}
+	}
+	for name, v := range want {
+		if got[name] != v {
+			t.Errorf("%s = %v, want %v", name, got[name], v)
+		}
+	}
+}
+
+func sample(got map[string]float64, mf *dto.MetricFamily, m *dto.Metric, labels string) {
+	switch {
+	case m.Counter != nil:
+		got[mf.GetName()+labels] = m.Counter.GetValue()
+	case m.Gauge != nil:
+		got[mf.GetName()+labels] = m.Gauge.GetValue()
+	case m.Histogram != nil:
+		got[mf.GetName()+"_count"+labels] = float64(m.Histogram.GetSampleCount())
+		got[mf.GetName()+"_sum"+labels] = m.Histogram.GetSampleSum()
+	}
+}
+
+// TestFailedAttempts: a redirect, an error answer, a timeout and a refused
+// connection each fail the attempt; the subscription keeps why, and the
+// metrics count the outcome.
+func TestFailedAttempts(t *testing.T) {
+	refused := newReceiver(t, nil)
+	refused.Close()
+	tests := []struct {
+		name    string
+		url     func(t *testing.T) string
+		wantErr string
+		outcome string
+	}{
+		{"redirect", func(t *testing.T) string {
+			return newReceiver(t, func(*http.Request, int) int { return http.StatusFound }).URL
+		}, "answered 302 Found", "http_error"},
+		{"not found", func(t *testing.T) string {
+			return newReceiver(t, func(*http.Request, int) int { return http.StatusNotFound }).URL
+		}, "answered 404 Not Found", "http_error"},
+		{"timeout", func(t *testing.T) string {
+			return newReceiver(t, func(r *http.Request, _ int) int { <-r.Context().Done(); return http.StatusOK }).URL
+		}, "no answer within 50ms", "timeout"},
+		{"refused", func(*testing.T) string { return refused.URL }, "connection refused", "network_error"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			sub, _ := f.subscribe("acme", tc.url(t), connect.EventImportJobCompleted)
+			f.appendEvent("acme", t0)
+			registry := prometheus.NewRegistry()
+			start := time.Now()
+			f.start(func(c *webhooks.Config) {
+				c.RetryMin, c.AttemptTimeout, c.Registerer = time.Hour, 50*time.Millisecond, registry
+			})
+			waitFor(t, "a failed attempt", func() bool { return f.subscription("acme", sub.ID).Attempts == 1 })
+			s := f.subscription("acme", sub.ID)
+			if !strings.Contains(s.LastError, tc.wantErr) || s.Cursor != 0 || s.FailingSince.Before(start) || s.NextAttemptAt.Sub(*s.FailingSince) < 59*time.Minute {
+				t.Errorf("state after the failure: %+v", s)
+			}
+			wantMetrics(t, registry, map[string]float64{`connect_webhook_deliveries_total{outcome="` + tc.outcome + `"}`: 1})
+		})
+	}
+}

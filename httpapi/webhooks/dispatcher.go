@@ -1,0 +1,273 @@
+package webhooks
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/cockroachdb/errors"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/store"
+)
+
+// Defaults of Config.
+const (
+	DefaultRetryMin       = 5 * time.Second
+	DefaultRetryMax       = time.Hour
+	DefaultAttemptTimeout = 10 * time.Second
+	DefaultPollInterval   = time.Second
+	DefaultDisableAfter   = 24 * time.Hour
+	DefaultRetention      = 7 * 24 * time.Hour
+	DefaultPruneInterval  = time.Minute
+)
+
+// pruneBatch is how many events one pruning transaction deletes at most, so
+// a large backlog is pruned in short transactions.
+const pruneBatch = 1000
+
+// Config configures a Dispatcher. Zero values take the documented defaults.
+type Config struct {
+	// Store holds the outbox and the subscriptions. Required.
+	Store store.Store
+	// Client sends the deliveries. Default: a client that follows no
+	// redirects, so a 3xx answer is a failure rather than a delivery to
+	// wherever it points.
+	Client *http.Client
+	// RetryMin is the delay before the first retry of a failed delivery;
+	// each further retry waits twice as long, up to RetryMax. Defaults 5s
+	// and 1h. Each delay is shortened by a random 0-20% (see Rand).
+	RetryMin time.Duration
+	RetryMax time.Duration
+	// AttemptTimeout bounds one delivery attempt. Default 10s.
+	AttemptTimeout time.Duration
+	// PollInterval is how often the outbox is read for new events. Default 1s.
+	PollInterval time.Duration
+	// DisableAfter disables a subscription whose deliveries failed without a
+	// success for this long; its pending events are kept. Default 24h.
+	DisableAfter time.Duration
+	// Retention is how long events are kept once no subscription waits for
+	// them. Default 7 days.
+	Retention time.Duration
+	// PruneInterval is how often expired events are pruned. Default 1 min.
+	PruneInterval time.Duration
+	// Now is the clock of schedules, signatures and retention; nil means
+	// time.Now.
+	Now func() time.Time
+	// Logger receives one line per failed attempt, disabled subscription and
+	// pruning; nil means slog.Default().
+	Logger *slog.Logger
+	// Rand returns the random numbers in [0, 1) that jitter retry delays;
+	// nil means math/rand/v2.
+	Rand func() float64
+	// Registerer receives the dispatcher's metrics (for example the HTTP
+	// handler's, httpapi.Handler.Registerer); nil registers them nowhere.
+	Registerer prometheus.Registerer
+}
+
+// Dispatcher delivers the outbox's events to the subscriptions of their
+// tenant. Create it with NewDispatcher, run it with Start and Stop.
+//
+// Every subscription has at most one delivery in flight and gets its next
+// event only once the previous one was accepted with a 2xx answer, so it
+// receives its events in order, each at least once (again after a failure,
+// or when the dispatcher stopped between a delivery and its record). Failed
+// attempts (network errors, timeouts, other answers) are retried with
+// exponential backoff. Deliveries run outside store transactions on their own
+// goroutines, so a slow receiver delays nothing but its own subscription.
+type Dispatcher struct {
+	cfg     Config
+	metrics *metrics
+
+	mu        sync.Mutex
+	busy      map[int64]bool // subscriptions with a delivery goroutine
+	cancel    context.CancelFunc
+	stopped   chan struct{}
+	lastPrune time.Time
+	workers   sync.WaitGroup
+}
+
+// NewDispatcher returns a stopped Dispatcher on cfg.Store.
+func NewDispatcher(cfg Config) (*Dispatcher, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("webhooks: Config needs a Store")
+	}
+	cfg = withDefaults(cfg)
+	m := newMetrics()
+	if cfg.Registerer != nil {
+		if err := m.register(cfg.Registerer); err != nil {
+			return nil, err
+		}
+	}
+	return &Dispatcher{cfg: cfg, metrics: m, busy: map[int64]bool{}}, nil
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.Client == nil {
+		cfg.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	defaults := []struct {
+		field *time.Duration
+		value time.Duration
+	}{
+		{&cfg.RetryMin, DefaultRetryMin}, {&cfg.RetryMax, DefaultRetryMax}, {&cfg.AttemptTimeout, DefaultAttemptTimeout},
+		{&cfg.PollInterval, DefaultPollInterval}, {&cfg.DisableAfter, DefaultDisableAfter},
+		{&cfg.Retention, DefaultRetention}, {&cfg.PruneInterval, DefaultPruneInterval},
+	}
+	for _, d := range defaults {
+		if *d.field <= 0 {
+			*d.field = d.value
+		}
+	}
+	cfg.RetryMax = max(cfg.RetryMax, cfg.RetryMin)
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.Float64
+	}
+	return cfg
+}
+
+// Start starts delivering in the background until Stop is called or ctx is
+// done. Starting a running dispatcher is an error.
+func (d *Dispatcher) Start(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cancel != nil {
+		return errors.New("webhooks: the dispatcher is already running")
+	}
+	ctx, d.cancel = context.WithCancel(ctx)
+	d.stopped = make(chan struct{})
+	go d.loop(ctx, d.stopped)
+	return nil
+}
+
+// Stop stops delivering and returns once nothing runs any more. Deliveries
+// in flight are abandoned and not recorded, so their events are delivered
+// again by the next Start, in this process or after a restart.
+func (d *Dispatcher) Stop() {
+	d.mu.Lock()
+	cancel, stopped := d.cancel, d.stopped
+	d.cancel = nil
+	d.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-stopped
+	}
+}
+
+// loop polls the outbox until ctx is done, then waits for the deliveries.
+func (d *Dispatcher) loop(ctx context.Context, stopped chan struct{}) {
+	defer close(stopped)
+	defer d.workers.Wait()
+	ticker := time.NewTicker(d.cfg.PollInterval)
+	defer ticker.Stop()
+	for {
+		d.poll(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
+// poll starts a delivery goroutine for every enabled subscription that has a
+// pending event and is due, updates the gauges and prunes.
+func (d *Dispatcher) poll(ctx context.Context) {
+	heads, err := d.heads(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.cfg.Logger.Error("webhooks: reading the outbox", "error", err)
+		}
+		return
+	}
+	now := d.cfg.Now()
+	d.metrics.observeHeads(heads, now)
+	for _, h := range heads {
+		if h.sub.Enabled && h.event != nil && due(&h.sub, now) {
+			d.startDelivering(ctx, h.sub.TenantID, h.sub.ID)
+		}
+	}
+	d.prune(ctx, now)
+}
+
+// head is a subscription with its next pending event (nil when none).
+type head struct {
+	sub   store.Subscription
+	event *store.Event
+}
+
+func (d *Dispatcher) heads(ctx context.Context) ([]head, error) {
+	var heads []head
+	err := d.cfg.Store.View(ctx, func(tx store.Tx) error {
+		subs, err := tx.Subscriptions("")
+		if err != nil {
+			return err
+		}
+		for _, s := range subs {
+			e, err := tx.NextEvent(s.TenantID, s.Kinds, s.Cursor)
+			if err != nil && !errors.Is(err, connect.ErrNotFound) {
+				return err
+			}
+			heads = append(heads, head{sub: s, event: e})
+		}
+		return nil
+	})
+	return heads, err
+}
+
+func due(s *store.Subscription, now time.Time) bool {
+	return s.NextAttemptAt == nil || !s.NextAttemptAt.After(now)
+}
+
+// startDelivering starts the delivery goroutine of a subscription unless it
+// has one.
+func (d *Dispatcher) startDelivering(ctx context.Context, tenantID string, id int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.busy[id] {
+		return
+	}
+	d.busy[id] = true
+	d.workers.Go(func() {
+		defer d.release(id)
+		d.deliverAll(ctx, tenantID, id)
+	})
+}
+
+func (d *Dispatcher) release(id int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.busy, id)
+}
+
+// prune deletes expired events every PruneInterval; after a full batch it
+// goes on at the next poll.
+func (d *Dispatcher) prune(ctx context.Context, now time.Time) {
+	if now.Sub(d.lastPrune) < d.cfg.PruneInterval {
+		return
+	}
+	var n int
+	err := d.cfg.Store.Update(ctx, func(tx store.Tx) (err error) {
+		n, err = tx.PruneEvents(now.Add(-d.cfg.Retention), pruneBatch)
+		return err
+	})
+	switch {
+	case err != nil && ctx.Err() == nil:
+		d.cfg.Logger.Error("webhooks: pruning delivered events", "error", err)
+	case err == nil && n > 0:
+		d.cfg.Logger.Info("webhooks: pruned delivered events", "count", n, "olderThan", now.Add(-d.cfg.Retention))
+	}
+	if err == nil && n < pruneBatch {
+		d.lastPrune = now
+	}
+}

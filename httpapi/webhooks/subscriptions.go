@@ -1,0 +1,194 @@
+package webhooks
+
+import (
+	"context"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/errors"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/store"
+)
+
+// Subscriptions manages the webhook subscriptions of tenants on a store: the
+// library API behind `connectd webhooks`. A secret is made by Add and
+// RotateSecret and returned only by them; List never shows one. Another
+// tenant's subscription id is NotFound, like an unknown one.
+type Subscriptions struct {
+	Store store.Store
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+func (s *Subscriptions) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC().Truncate(time.Millisecond)
+	}
+	return time.Now().UTC().Truncate(time.Millisecond)
+}
+
+// Add creates an enabled subscription and returns it with its signing secret,
+// which cannot be shown again. It receives the events of its tenant and kinds
+// appended after it. Errors: InvalidRequest naming the field (tenantId, url,
+// kinds).
+func (s *Subscriptions) Add(ctx context.Context, ns connect.NewWebhookSubscription) (connect.WebhookSubscription, string, error) {
+	kinds, err := checkNew(ns)
+	if err != nil {
+		return connect.WebhookSubscription{}, "", err
+	}
+	secret, err := newSecret()
+	if err != nil {
+		return connect.WebhookSubscription{}, "", err
+	}
+	rec := &store.Subscription{Secret: secret}
+	rec.TenantID, rec.URL, rec.Kinds, rec.Enabled = ns.TenantID, ns.URL, kinds, true
+	rec.AllowInsecureLoopback, rec.CreatedAt = ns.AllowInsecureLoopback, s.now()
+	if err := s.Store.Update(ctx, func(tx store.Tx) error { return tx.CreateSubscription(rec) }); err != nil {
+		return connect.WebhookSubscription{}, "", err
+	}
+	return rec.WebhookSubscription, secret, nil
+}
+
+// List returns the subscriptions of a tenant, or of every tenant when
+// tenantID is empty, ordered by id, without their secrets.
+func (s *Subscriptions) List(ctx context.Context, tenantID string) ([]connect.WebhookSubscription, error) {
+	list := []connect.WebhookSubscription{}
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		recs, err := tx.Subscriptions(tenantID)
+		for _, r := range recs {
+			list = append(list, r.WebhookSubscription)
+		}
+		return err
+	})
+	return list, err
+}
+
+// Remove deletes a subscription; its pending events are no longer kept for
+// it. Errors: NotFound.
+func (s *Subscriptions) Remove(ctx context.Context, tenantID string, id int64) error {
+	return s.Store.Update(ctx, func(tx store.Tx) error {
+		if _, err := load(tx, tenantID, id); err != nil {
+			return err
+		}
+		return tx.DeleteSubscription(tenantID, id)
+	})
+}
+
+// RotateSecret gives a subscription a new signing secret and returns it; the
+// old one signs nothing from then on. Errors: NotFound.
+func (s *Subscriptions) RotateSecret(ctx context.Context, tenantID string, id int64) (string, error) {
+	secret, err := newSecret()
+	if err != nil {
+		return "", err
+	}
+	return secret, s.change(ctx, tenantID, id, func(rec *store.Subscription) { rec.Secret = secret })
+}
+
+// Enable turns deliveries to a subscription on again, at once, starting with
+// the first event it has not received. Errors: NotFound.
+func (s *Subscriptions) Enable(ctx context.Context, tenantID string, id int64) error {
+	return s.change(ctx, tenantID, id, func(rec *store.Subscription) {
+		rec.Enabled, rec.DisabledAt = true, nil
+		rec.Attempts, rec.NextAttemptAt, rec.FailingSince, rec.LastError = 0, nil, nil, ""
+	})
+}
+
+// Disable stops deliveries to a subscription; its events are kept until it
+// is enabled again or removed. Errors: NotFound.
+func (s *Subscriptions) Disable(ctx context.Context, tenantID string, id int64) error {
+	now := s.now()
+	return s.change(ctx, tenantID, id, func(rec *store.Subscription) {
+		if rec.Enabled {
+			rec.Enabled, rec.DisabledAt = false, &now
+		}
+	})
+}
+
+// change applies fn to a subscription in one transaction, so it never undoes
+// what the dispatcher records meanwhile.
+func (s *Subscriptions) change(ctx context.Context, tenantID string, id int64, fn func(*store.Subscription)) error {
+	return s.Store.Update(ctx, func(tx store.Tx) error {
+		rec, err := load(tx, tenantID, id)
+		if err != nil {
+			return err
+		}
+		fn(rec)
+		return tx.PutSubscription(rec)
+	})
+}
+
+func load(tx store.Tx, tenantID string, id int64) (*store.Subscription, error) {
+	rec, err := tx.Subscription(tenantID, id)
+	if errors.Is(err, connect.ErrNotFound) {
+		return nil, connect.Errorf(connect.CodeNotFound, "tenant %q has no webhook subscription %d", tenantID, id)
+	}
+	return rec, err
+}
+
+// checkNew validates a new subscription and returns its kinds without
+// duplicates.
+func checkNew(ns connect.NewWebhookSubscription) ([]connect.EventKind, error) {
+	if err := connect.Validate(ns); err != nil {
+		return nil, err
+	}
+	if err := checkURL(ns.URL, ns.AllowInsecureLoopback); err != nil {
+		return nil, err
+	}
+	return checkKinds(ns.Kinds)
+}
+
+// checkURL allows https, and http on a loopback host when allowLoopback is
+// set: deliveries carry tenant data, so they are encrypted unless they never
+// leave the machine.
+func checkURL(raw string, allowLoopback bool) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "":
+		return connect.Errorf(connect.CodeInvalidRequest, "url must be an absolute URL such as https://example.com/webhooks")
+	case u.User != nil:
+		return connect.Errorf(connect.CodeInvalidRequest, "url must not hold a user name or password: subscriptions are listed, so they would leak")
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && allowLoopback && isLoopback(u.Hostname()):
+		return nil
+	case u.Scheme == "http" && allowLoopback:
+		return connect.Errorf(connect.CodeInvalidRequest, "url must use https: %s is not a loopback host (127.0.0.0/8, ::1, localhost), the only hosts allowInsecureLoopback allows over http", u.Hostname())
+	}
+	return connect.Errorf(connect.CodeInvalidRequest, "url must use https (http only on a loopback host with allowInsecureLoopback, for development)")
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+func checkKinds(kinds []connect.EventKind) ([]connect.EventKind, error) {
+	var unique []connect.EventKind
+	for i, kind := range kinds {
+		if !kind.Valid() {
+			return nil, connect.Errorf(connect.CodeInvalidRequest, "kinds[%d] is %q, not an event kind; the kinds are %s", i, kind, kindNames())
+		}
+		if !slices.Contains(unique, kind) {
+			unique = append(unique, kind)
+		}
+	}
+	if len(unique) == 0 {
+		return nil, connect.Errorf(connect.CodeInvalidRequest, "kinds must hold at least one event kind: %s", kindNames())
+	}
+	return unique, nil
+}
+
+func kindNames() string {
+	names := make([]string, len(connect.EventKinds))
+	for i, k := range connect.EventKinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}

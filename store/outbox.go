@@ -1,0 +1,92 @@
+package store
+
+import (
+	"time"
+
+	"github.com/cockroachdb/errors"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/integration-connect/connect"
+)
+
+// OutboxTx stores webhook events and the subscriptions they are delivered to:
+// the transactional outbox. A producer appends its event in the transaction of
+// the change the event describes, so a rolled-back change emits nothing and a
+// committed one is never lost; a dispatcher reads the events later, outside
+// that transaction, and delivers them.
+type OutboxTx interface {
+	// AppendEvent stores e and sets e.Seq to the next number of the one
+	// sequence all tenants share. An event of a transaction committed later
+	// has a larger number, so a subscription's cursor never skips an event.
+	AppendEvent(e *Event) error
+	// NextEvent returns the tenant's first event of one of kinds whose
+	// sequence number is above after, or connect.ErrNotFound. It seeks an
+	// index by (tenant, kind, sequence): its cost does not grow with the
+	// number of events up to after, nor with other tenants' or kinds' events.
+	NextEvent(tenantID string, kinds []connect.EventKind, after int64) (*Event, error)
+	// PruneEvents deletes up to limit events created before cutoff that no
+	// subscription waits for, and returns how many it deleted. An event waits
+	// for every subscription of its tenant that wants its kind and whose
+	// cursor is below its sequence number, enabled or not.
+	PruneEvents(cutoff time.Time, limit int) (int, error)
+
+	// CreateSubscription stores a new subscription, sets its ID (IDs
+	// increase) and sets its Cursor to the sequence number of the last event
+	// appended so far, so it receives only events appended after it.
+	CreateSubscription(s *Subscription) error
+	// Subscription returns a subscription of a tenant by id.
+	Subscription(tenantID string, id int64) (*Subscription, error)
+	// PutSubscription replaces an existing subscription, found by tenant and
+	// id.
+	PutSubscription(s *Subscription) error
+	// DeleteSubscription deletes a subscription of a tenant.
+	DeleteSubscription(tenantID string, id int64) error
+	// Subscriptions lists the subscriptions of a tenant ("" for every
+	// tenant), ordered by id.
+	Subscriptions(tenantID string) ([]Subscription, error)
+}
+
+// Event is a webhook event as stored. ID is the webhook-id of every delivery
+// of the event; Data is its payload as JSON.
+type Event struct {
+	Seq       int64             `json:"seq"`
+	ID        string            `json:"id"`
+	TenantID  string            `json:"tenantId"`
+	Kind      connect.EventKind `json:"kind"`
+	CreatedAt time.Time         `json:"createdAt"`
+	Data      jsontext.Value    `json:"data"`
+}
+
+// Subscription is a webhook subscription as stored: what is listed, and the
+// signing secret, which the dispatcher needs in full to sign deliveries.
+type Subscription struct {
+	connect.WebhookSubscription `json:",inline"`
+	Secret                      string `json:"secret"`
+}
+
+// EventIDPrefix starts every event id, so an id says what it names.
+const EventIDPrefix = "evt_"
+
+// eventIDs makes the ids of all events of this process, in creation order.
+var eventIDs IDs
+
+// AppendEvent appends an event of kind with data as its payload for tenantID
+// in tx, which must be the transaction of the change the event describes. It
+// is the one line every producer adds:
+//
+//	err := store.AppendEvent(tx, tenantID, connect.EventImportJobCompleted, now, job.ImportJobSummary)
+func AppendEvent(tx OutboxTx, tenantID string, kind connect.EventKind, at time.Time, data any) error {
+	if !kind.Valid() {
+		return errors.AssertionFailedf("appending an event of unknown kind %q", kind)
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return errors.Wrapf(err, "encoding the data of a %s event", kind)
+	}
+	id, err := eventIDs.Next(EventIDPrefix, at)
+	if err != nil {
+		return err
+	}
+	return tx.AppendEvent(&Event{ID: id, TenantID: tenantID, Kind: kind, CreatedAt: at.UTC(), Data: raw})
+}

@@ -1,0 +1,303 @@
+package storetest
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/errors"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/store"
+)
+
+// testOutbox checks the webhook outbox: events in one sequence, read per
+// tenant and kind after a cursor, rolled back with their transaction, kept
+// until no subscription waits for them; and the subscription records.
+func testOutbox(t *testing.T, open Opener) {
+	t.Run("AppendAndNext", func(t *testing.T) { testEventsAppendAndNext(t, open) })
+	t.Run("FailedUpdateLeavesNoEvent", func(t *testing.T) { testEventRollback(t, open) })
+	t.Run("ConcurrentAppends", func(t *testing.T) { testConcurrentAppends(t, open) })
+	t.Run("Subscriptions", func(t *testing.T) { testSubscriptionRecords(t, open) })
+	t.Run("Prune", func(t *testing.T) { testPruneEvents(t, open) })
+	t.Run("ReopenKeepsEvents", func(t *testing.T) { testOutboxReopen(t, open) })
+}
+
+const (
+	kindJob     = connect.EventImportJobCompleted
+	kindCreated = connect.EventAppointmentRequestCreated
+)
+
+var allKinds = connect.EventKinds
+
+// appendEvents appends one event per kind for tenant at the time at, in one
+// transaction, and returns them.
+func appendEvents(t *testing.T, s store.Store, tenant string, at time.Time, kinds ...connect.EventKind) []*store.Event {
+	t.Helper()
+	var events []*store.Event
+	update(t, s, func(tx store.Tx) error {
+		events = events[:0]
+		for i, kind := range kinds {
+			e := &store.Event{ID: fmt.Sprintf("evt_%s_%d_%d", tenant, at.Unix(), i), TenantID: tenant, Kind: kind, CreatedAt: at, Data: []byte(`{"n":1}`)}
+			if err := tx.AppendEvent(e); err != nil {
+				return err
+			}
+			events = append(events, e)
+		}
+		return nil
+	})
+	return events
+}
+
+// nextSeqs follows NextEvent from after to the end and returns the sequence
+// numbers it found.
+func nextSeqs(t *testing.T, s store.Store, tenant string, kinds []connect.EventKind, after int64) []int64 {
+	t.Helper()
+	var seqs []int64
+	view(t, s, func(tx store.Tx) error {
+		for {
+			e, err := tx.NextEvent(tenant, kinds, after)
+			if errors.Is(err, connect.ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if e.TenantID != tenant {
+				t.Errorf("NextEvent(%s) returned an event of %s", tenant, e.TenantID)
+			}
+			seqs = append(seqs, e.Seq)
+			after = e.Seq
+		}
+	})
+	return seqs
+}
+
+func testEventsAppendAndNext(t *testing.T, open Opener) {
+	s, _ := openFresh(t, open)
+	first := appendEvents(t, s, "t1", t0, kindJob, kindCreated, kindJob)
+	other := appendEvents(t, s, "t2", t0, kindJob)
+	last := appendEvents(t, s, "t1", t0.Add(time.Minute), kindCreated)
+	all := append(append(first, other...), last...)
+	for i, e := range all {
+		if e.Seq <= 0 || i > 0 && e.Seq <= all[i-1].Seq {
+			t.Fatalf("sequence numbers do not increase: event %d has %d", i, e.Seq)
+		}
+	}
+	tests := []struct {
+		tenant string
+		kinds  []connect.EventKind
+		after  int64
+		want   []int64
+	}{
+		{"t1", allKinds, 0, []int64{first[0].Seq, first[1].Seq, first[2].Seq, last[0].Seq}},
+		{"t1", []connect.EventKind{kindJob}, 0, []int64{first[0].Seq, first[2].Seq}},
+		{"t1", []connect.EventKind{kindCreated}, first[1].Seq, []int64{last[0].Seq}},
+		{"t1", allKinds, first[2].Seq, []int64{last[0].Seq}},
+		{"t1", []connect.EventKind{connect.EventRouteSuggestionCreated}, 0, nil},
+		{"t1", nil, 0, nil},
+		{"t2", allKinds, 0, []int64{other[0].Seq}},
+		{"t3", allKinds, 0, nil},
+	}
+	for _, tc := range tests {
+		if got := nextSeqs(t, s, tc.tenant, tc.kinds, tc.after); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("events of %s, kinds %v, after %d: %v, want %v", tc.tenant, tc.kinds, tc.after, got, tc.want)
+		}
+	}
+	view(t, s, func(tx store.Tx) error {
+		got, err := tx.NextEvent("t1", allKinds, first[0].Seq)
+		want := first[1]
+		if err != nil || got.ID != want.ID || got.Kind != want.Kind || !got.CreatedAt.Equal(t0) || string(got.Data) != `{"n":1}` {
+			t.Errorf("NextEvent = %+v, %v; want %+v", got, err, want)
+		}
+		return nil
+	})
+}
+
+// testEventRollback: an event appended by a transaction that fails is gone
+// with it, also when the event is the helper's.
+func testEventRollback(t *testing.T, open Opener) {
+	s, _ := openFresh(t, open)
+	err := s.Update(ctx, func(tx store.Tx) error {
+		if err := store.AppendEvent(tx, "t1", kindJob, t0, map[string]int{"id": 1}); err != nil {
+			return err
+		}
+		return errInjected
+	})
+	if !errors.Is(err, errInjected) {
+		t.Fatalf("Update returned %v, want the injected failure", err)
+	}
+	if got := nextSeqs(t, s, "t1", allKinds, 0); len(got) != 0 {
+		t.Errorf("events of a failed transaction: %v", got)
+	}
+	update(t, s, func(tx store.Tx) error { return store.AppendEvent(tx, "t1", kindJob, t0, map[string]int{"id": 2}) })
+	view(t, s, func(tx store.Tx) error {
+		e, err := tx.NextEvent("t1", allKinds, 0)
+		if err != nil || string(e.Data) != `{"id":2}` || len(e.ID) != len(store.EventIDPrefix)+26 || e.ID[:4] != store.EventIDPrefix {
+			t.Errorf("event of the committed transaction = %+v, %v", e, err)
+		}
+		return nil
+	})
+}
+
+// testConcurrentAppends: appends of concurrent transactions get distinct
+// numbers, and every one is found.
+func testConcurrentAppends(t *testing.T, open Opener) {
+	s, _ := openFresh(t, open)
+	const writers = 32
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Go(func() {
+			if err := s.Update(ctx, func(tx store.Tx) error { return store.AppendEvent(tx, "t1", kindJob, t0, i) }); err != nil {
+				t.Errorf("writer %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if got := nextSeqs(t, s, "t1", allKinds, 0); len(got) != writers {
+		t.Errorf("found %d events of %d writers: %v", len(got), writers, got)
+	}
+}
+
+func newSubscription(tenant string, kinds ...connect.EventKind) *store.Subscription {
+	sub := &store.Subscription{Secret: "whsec_c2VjcmV0"}
+	sub.TenantID, sub.URL, sub.Kinds, sub.Enabled, sub.CreatedAt = tenant, "https://example.com/hooks/"+tenant, kinds, true, t0
+	return sub
+}
+
+func createSubscriptions(t *testing.T, s store.Store, subs ...*store.Subscription) {
+	t.Helper()
+	update(t, s, func(tx store.Tx) error {
+		for _, sub := range subs {
+			if err := tx.CreateSubscription(sub); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func testSubscriptionRecords(t *testing.T, open Opener) {
+	s, _ := openFresh(t, open)
+	early := newSubscription("t1", kindJob)
+	createSubscriptions(t, s, early)
+	events := appendEvents(t, s, "t1", t0, kindJob, kindJob)
+	mine, theirs := newSubscription("t1", kindJob, kindCreated), newSubscription("t2", kindJob)
+	createSubscriptions(t, s, mine, theirs)
+	if early.ID <= 0 || mine.ID <= early.ID || theirs.ID <= mine.ID {
+		t.Errorf("subscription ids do not increase: %d, %d, %d", early.ID, mine.ID, theirs.ID)
+	}
+	if early.Cursor != 0 || mine.Cursor != events[1].Seq {
+		t.Errorf("cursors of new subscriptions: %d and %d, want 0 and %d (the last event before each)", early.Cursor, mine.Cursor, events[1].Seq)
+	}
+	view(t, s, func(tx store.Tx) error {
+		got, err := tx.Subscription("t1", mine.ID)
+		if err != nil || got.URL != mine.URL || got.Secret != mine.Secret || fmt.Sprint(got.Kinds) != fmt.Sprint(mine.Kinds) || !got.Enabled || got.Cursor != mine.Cursor {
+			t.Errorf("Subscription = %+v, %v; want %+v", got, err, mine)
+		}
+		_, err = tx.Subscription("t2", mine.ID)
+		wantNotFound(t, "subscription of another tenant", err)
+		return nil
+	})
+	mine.Cursor, mine.Attempts, mine.LastError, mine.Enabled = events[1].Seq+5, 3, "answered 500", false
+	update(t, s, func(tx store.Tx) error { return tx.PutSubscription(mine) })
+	stranger := *theirs
+	stranger.TenantID = "t1"
+	for name, fn := range map[string]func(tx store.Tx) error{
+		"PutSubscription of another tenant's id": func(tx store.Tx) error { return tx.PutSubscription(&stranger) },
+		"PutSubscription of an unknown id":       func(tx store.Tx) error { missing := *mine; missing.ID = 999; return tx.PutSubscription(&missing) },
+		"DeleteSubscription of another tenant":   func(tx store.Tx) error { return tx.DeleteSubscription("t2", mine.ID) },
+	} {
+		wantNotFound(t, name, s.Update(ctx, fn))
+	}
+	update(t, s, func(tx store.Tx) error { return tx.DeleteSubscription("t1", early.ID) })
+	view(t, s, func(tx store.Tx) error {
+		list, err := tx.Subscriptions("t1")
+		if err != nil || len(list) != 1 || list[0].ID != mine.ID || list[0].Cursor != mine.Cursor || list[0].Attempts != 3 || list[0].LastError != "answered 500" || list[0].Enabled {
+			t.Errorf("Subscriptions(t1) = %+v, %v", list, err)
+		}
+		all, err := tx.Subscriptions("")
+		if err != nil || len(all) != 2 || all[0].ID != mine.ID || all[1].ID != theirs.ID {
+			t.Errorf("Subscriptions(all) = %+v, %v", all, err)
+		}
+		return nil
+	})
+}
+
+// testPruneEvents: old events go once every subscription that wants them has
+// them; an event still waiting, even for a disabled subscription, stays, and
+// so does an event that is not old enough.
+func testPruneEvents(t *testing.T, open Opener) {
+	s, _ := openFresh(t, open)
+	cutoff := t0.Add(time.Hour)
+	before := appendEvents(t, s, "t1", t0, kindJob, kindCreated) // seq 1, 2
+	delivered, waiting := newSubscription("t1", kindJob), newSubscription("t1", kindJob, kindCreated)
+	createSubscriptions(t, s, delivered, waiting)
+	after := appendEvents(t, s, "t1", t0, kindJob, kindCreated) // seq 3, 4
+	unwanted := appendEvents(t, s, "t2", t0, kindJob)           // seq 5: no subscription of t2
+	recent := appendEvents(t, s, "t1", cutoff, kindJob)         // seq 6: not old enough
+
+	delivered.Cursor = recent[0].Seq
+	waiting.Cursor, waiting.Enabled = after[0].Seq, false
+	update(t, s, func(tx store.Tx) error {
+		return errors.CombineErrors(tx.PutSubscription(delivered), tx.PutSubscription(waiting))
+	})
+
+	prune := func(cutoff time.Time, limit int) int {
+		t.Helper()
+		var n int
+		update(t, s, func(tx store.Tx) (err error) { n, err = tx.PruneEvents(cutoff, limit); return err })
+		return n
+	}
+	if n := prune(t0, 100); n != 0 {
+		t.Errorf("pruning before the oldest event deleted %d", n)
+	}
+	if n := prune(cutoff, 0); n != 0 {
+		t.Errorf("pruning with limit 0 deleted %d", n)
+	}
+	if n := prune(cutoff, 3); n != 3 {
+		t.Errorf("pruning with limit 3 deleted %d", n)
+	}
+	if n := prune(cutoff, 100); n != 1 {
+		t.Errorf("second pruning deleted %d, want the 1 left over by the limit", n)
+	}
+	want := []int64{after[1].Seq, recent[0].Seq}
+	if got := nextSeqs(t, s, "t1", allKinds, 0); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after pruning, t1 keeps %v, want %v (one waiting for a disabled subscription, one recent); pruned %d %d %d", got, want, before[0].Seq, before[1].Seq, after[0].Seq)
+	}
+	if got := nextSeqs(t, s, "t2", allKinds, 0); len(got) != 0 {
+		t.Errorf("the old event nobody wants (%d) is kept: %v", unwanted[0].Seq, got)
+	}
+	update(t, s, func(tx store.Tx) error { return tx.DeleteSubscription("t1", waiting.ID) })
+	if n := prune(cutoff, 100); n != 1 {
+		t.Errorf("after removing the disabled subscription, pruning deleted %d, want 1", n)
+	}
+}
+
+func testOutboxReopen(t *testing.T, open Opener) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	first := appendEvents(t, s, "t1", t0, kindJob)
+	sub := newSubscription("t1", kindJob)
+	createSubscriptions(t, s, sub)
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	s = open(t, dir)
+	defer s.Close()
+	next := appendEvents(t, s, "t1", t0, kindJob)
+	if next[0].Seq <= first[0].Seq {
+		t.Errorf("sequence number after reopen %d is not above %d", next[0].Seq, first[0].Seq)
+	}
+	if got, want := nextSeqs(t, s, "t1", allKinds, 0), []int64{first[0].Seq, next[0].Seq}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("events after reopen: %v, want %v", got, want)
+	}
+	view(t, s, func(tx store.Tx) error {
+		got, err := tx.Subscription("t1", sub.ID)
+		if err != nil || got.Cursor != first[0].Seq || got.Secret != sub.Secret {
+			t.Errorf("subscription after reopen = %+v, %v", got, err)
+		}
+		return nil
+	})
+}
