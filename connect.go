@@ -1213,12 +1213,12 @@ type AppointmentStatusChangedEvent struct {
 
 // RouteSuggestionCreatedEvent is the data of route_suggestion.created.
 type RouteSuggestionCreatedEvent struct {
-	RouteSuggestionID int64  `json:"routeSuggestionId"`
-	ImportJobID       int64  `json:"importJobId"`
-	RouteDate         Date   `json:"routeDate"`
-	Status            string `json:"status"`
-	IncludedTargets   int    `json:"includedTargets"`
-	ExcludedTargets   int    `json:"excludedTargets"`
+	RouteSuggestionID int64                 `json:"routeSuggestionId"`
+	ImportJobID       int64                 `json:"importJobId"`
+	RouteDate         Date                  `json:"routeDate"`
+	Status            RouteSuggestionStatus `json:"status"`
+	IncludedTargets   int                   `json:"includedTargets"`
+	ExcludedTargets   int                   `json:"excludedTargets"`
 }
 
 // WebhookSubscription is where a tenant's events of some kinds are delivered,

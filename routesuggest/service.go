@@ -107,9 +107,13 @@ func (s *Service) create(ctx context.Context, caller connect.Caller, jobID int64
 			if err := tx.CreateRouteSuggestion(rec); err != nil {
 				return connect.CreateRouteSuggestionResponse{}, false, err
 			}
-			return connect.CreateRouteSuggestionResponse{
+			resp := connect.CreateRouteSuggestionResponse{
 				RouteSuggestionID: rec.ID, Status: rec.Status, IncludedTargets: included, ExcludedTargets: len(rec.Excluded),
-			}, true, nil
+			}
+			return resp, true, store.AppendEvent(tx, caller.TenantID, connect.EventRouteSuggestionCreated, rec.CreatedAtUtc, connect.RouteSuggestionCreatedEvent{
+				RouteSuggestionID: rec.ID, ImportJobID: rec.ImportJobID, RouteDate: rec.RouteDate, Status: rec.Status,
+				IncludedTargets: resp.IncludedTargets, ExcludedTargets: resp.ExcludedTargets,
+			})
 		}, nil
 	})
 	return connect.RouteSuggestionOutcome{Response: out.Value, Replayed: out.Replayed}, err

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
 
 	"github.com/integration-connect/connect"
@@ -353,5 +354,41 @@ func TestProfilesAndEmployees(t *testing.T) {
 	}
 	if err := e.routes.DeleteProfile(ctx, "globex", p.ID); connect.ErrorCodeOf(err) != connect.CodeNotFound {
 		t.Errorf("deleting another tenant's profile: %v", err)
+	}
+}
+
+// TestRouteSuggestionCreatedEvent: a created suggestion appends its webhook
+// event in the same transaction; a refused request appends nothing.
+func TestRouteSuggestionCreatedEvent(t *testing.T) {
+	e := mustOpen(t)
+	jobID := e.importBatch(t, target("A", 52.5, 13.4, ""), `{"externalId":"B","title":"no coordinates"}`)
+	resp, _ := e.suggest(t, jobID, connect.CreateImportJobRouteSuggestionRequest{RouteDate: day})
+	if _, err := e.routes.CreateRouteSuggestionJSON(ctx, caller, jobID+5, []byte(`{"routeDate":"2026-11-23"}`), connect.WriteOptions{}); err == nil {
+		t.Fatal("a suggestion for an unknown job was created")
+	}
+	var got []store.Event
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		for after := int64(0); ; {
+			ev, err := tx.NextEvent("acme", []connect.EventKind{connect.EventRouteSuggestionCreated}, after)
+			if errors.Is(err, connect.ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			got, after = append(got, *ev), ev.Seq
+		}
+	})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("%d route_suggestion.created events, want 1 (%v)", len(got), err)
+	}
+	var data connect.RouteSuggestionCreatedEvent
+	if err := json.Unmarshal(got[0].Data, &data); err != nil {
+		t.Fatal(err)
+	}
+	want := connect.RouteSuggestionCreatedEvent{RouteSuggestionID: resp.RouteSuggestionID, ImportJobID: jobID, RouteDate: day,
+		Status: connect.RouteDraft, IncludedTargets: 1, ExcludedTargets: 1}
+	if data != want {
+		t.Errorf("event data %+v, want %+v", data, want)
 	}
 }
