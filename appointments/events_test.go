@@ -4,35 +4,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
 
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/appointments"
 	"github.com/integration-connect/connect/store"
+	"github.com/integration-connect/connect/store/storetest"
 )
-
-// events returns every webhook event of the client's tenant, oldest first.
-func (f *fixture) events() []store.Event {
-	f.t.Helper()
-	var list []store.Event
-	err := f.store.View(f.t.Context(), func(tx store.Tx) error {
-		for after := int64(0); ; {
-			e, err := tx.NextEvent(client.TenantID, connect.EventKinds, after)
-			if errors.Is(err, connect.ErrNotFound) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			list, after = append(list, *e), e.Seq
-		}
-	})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return list
-}
 
 // wantStatusChanged checks that e is the status_changed event of the last
 // change of request id, from from.
@@ -68,7 +46,7 @@ func TestSubmitAppendsCreatedAndStatusChanged(t *testing.T) {
 			if err != nil || out.Request.Status != tc.to {
 				t.Fatalf("submit: %+v, %v", out.Request, err)
 			}
-			got := f.events()
+			got := storetest.Events(f.t, f.store, client.TenantID)
 			if len(got) != 2 {
 				t.Fatalf("%d events after a submit and its replay, want 2", len(got))
 			}
@@ -91,12 +69,12 @@ func TestEveryStatusChangeAppendsAnEvent(t *testing.T) {
 			continue // TestSubmitAppendsCreatedAndStatusChanged
 		}
 		id := f.reach(tr.From)
-		before := len(f.events())
+		before := len(storetest.Events(f.t, f.store, client.TenantID))
 		f.clock.Advance(time.Minute)
 		if err := f.perform(id, tr); err != nil {
 			t.Fatalf("%s from %s: %v", tr.Action, tr.From, err)
 		}
-		got := f.events()
+		got := storetest.Events(f.t, f.store, client.TenantID)
 		if len(got) != before+1 {
 			t.Errorf("%s from %s appended %d events, want 1", tr.Action, tr.From, len(got)-before)
 			continue
@@ -107,12 +85,12 @@ func TestEveryStatusChangeAppendsAnEvent(t *testing.T) {
 		}
 	}
 	id := f.reach(connect.AppointmentCancelled)
-	before := len(f.events())
+	before := len(storetest.Events(f.t, f.store, client.TenantID))
 	if _, err := f.cancel(id, connect.CancelAppointmentRequest{Reason: "again"}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := f.svc.TransitionAppointmentRequest(t.Context(), client.TenantID, id, connect.AppointmentActionAccept, "")
-	if connect.ErrorCodeOf(err) != connect.CodeInvalidStateTransition || len(f.events()) != before {
-		t.Errorf("a second cancel and a refused accept: %v, %d new events", err, len(f.events())-before)
+	if connect.ErrorCodeOf(err) != connect.CodeInvalidStateTransition || len(storetest.Events(f.t, f.store, client.TenantID)) != before {
+		t.Errorf("a second cancel and a refused accept: %v, %d new events", err, len(storetest.Events(f.t, f.store, client.TenantID))-before)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/integration-connect/connect/appointments"
 	"github.com/integration-connect/connect/store"
 	"github.com/integration-connect/connect/store/bolt"
+	"github.com/integration-connect/connect/store/bolt/bolttest"
 )
 
 var t0 = time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
@@ -54,16 +55,7 @@ func mustOpen(t *testing.T) *fixture {
 // sets Now. The database file is checked for consistency when the test ends.
 func mustOpenWith(t *testing.T, cfg appointments.Config) *fixture {
 	t.Helper()
-	s, err := bolt.OpenDir(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Check(); err != nil {
-			t.Errorf("database check: %v", err)
-		}
-		_ = s.Close()
-	})
+	s := bolttest.Open(t)
 	f := &fixture{t: t, store: s, clock: newClock(t0)}
 	cfg.Store = s
 	if cfg.Now == nil {

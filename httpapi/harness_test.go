@@ -27,6 +27,7 @@ import (
 	"github.com/integration-connect/connect/routesuggest"
 	"github.com/integration-connect/connect/store"
 	"github.com/integration-connect/connect/store/bolt"
+	"github.com/integration-connect/connect/store/bolt/bolttest"
 )
 
 // server is the real handler on a real bbolt file, behind a loopback listener.
@@ -50,11 +51,7 @@ type server struct {
 // newServer starts a server; adjust may change the config before New.
 func newServer(t testing.TB, adjust ...func(*httpapi.Config)) *server {
 	t.Helper()
-	db, err := bolt.OpenDir(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := bolttest.Open(t)
 	logs := &syncBuffer{}
 	imports := importer.New(importer.Config{Store: db})
 	cfg := httpapi.Config{

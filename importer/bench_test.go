@@ -15,6 +15,7 @@ import (
 	"github.com/integration-connect/connect/importer/importertest"
 	"github.com/integration-connect/connect/store"
 	"github.com/integration-connect/connect/store/bolt"
+	"github.com/integration-connect/connect/store/bolt/bolttest"
 )
 
 // benchCaller imports without customers.map: these benchmarks measure the
@@ -94,11 +95,7 @@ func BenchmarkImportSingleParallel(b *testing.B) {
 		{"tx-per-import", bolt.Options{NoGroupCommit: true}},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
-			s, err := bolt.OpenDir(b.TempDir(), &mode.opts)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close()
+			s := bolttest.OpenWith(b, &mode.opts)
 			svc := importer.New(importer.Config{Store: s})
 			var seq atomic.Int64
 			b.SetParallelism(max(1, 64/runtimeProcs()))

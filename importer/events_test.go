@@ -11,29 +11,8 @@ import (
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/importer"
 	"github.com/integration-connect/connect/store"
+	"github.com/integration-connect/connect/store/storetest"
 )
-
-// events returns every event of tenant in the outbox, oldest first.
-func events(t testing.TB, s store.Store, tenant string) []store.Event {
-	t.Helper()
-	var list []store.Event
-	err := s.View(bg, func(tx store.Tx) error {
-		for after := int64(0); ; {
-			e, err := tx.NextEvent(tenant, connect.EventKinds, after)
-			if errors.Is(err, connect.ErrNotFound) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			list, after = append(list, *e), e.Seq
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return list
-}
 
 // TestImportJobCompletedEvent: every single and batch import appends one
 // import_job.completed event with the job's summary, in the caller's tenant;
@@ -48,7 +27,7 @@ func TestImportJobCompletedEvent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got := events(t, e.store, caller.TenantID)
+	got := storetest.Events(t, e.store, caller.TenantID)
 	if len(got) != 3 {
 		t.Fatalf("%d events after two imports and one replayed import, want 3", len(got))
 	}
@@ -67,7 +46,7 @@ func TestImportJobCompletedEvent(t *testing.T) {
 	if err := json.Unmarshal(got[1].Data, &summary); err != nil || summary.Status != connect.JobPartiallyAccepted || summary.BatchID == nil || *summary.BatchID != "b-1" || summary.RejectedItems != 1 {
 		t.Errorf("batch event data = %+v, %v", summary, err)
 	}
-	if others := events(t, e.store, "globex"); len(others) != 0 {
+	if others := storetest.Events(t, e.store, "globex"); len(others) != 0 {
 		t.Errorf("another tenant has %d events", len(others))
 	}
 }
@@ -98,7 +77,7 @@ func TestFailedImportAppendsNoEvent(t *testing.T) {
 	if _, err := e.svc.ImportBatchJSON(bg, caller, []byte(`{"targets":[]}`), connect.WriteOptions{IdempotencyKey: "k"}); connect.ErrorCodeOf(err) != connect.CodeInvalidRequest {
 		t.Fatalf("empty batch: %v, want InvalidRequest", err)
 	}
-	if got := events(t, e.store, caller.TenantID); len(got) != 0 || e.jobCount(t) != 0 {
+	if got := storetest.Events(t, e.store, caller.TenantID); len(got) != 0 || e.jobCount(t) != 0 {
 		t.Errorf("failed imports left %d events and %d jobs", len(got), e.jobCount(t))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/integration-connect/connect/importer"
 	"github.com/integration-connect/connect/store"
 	"github.com/integration-connect/connect/store/bolt"
+	"github.com/integration-connect/connect/store/bolt/bolttest"
 )
 
 var bg = context.Background()
@@ -33,16 +34,7 @@ func newEnv(t testing.TB) *env {
 
 func newEnvWith(t testing.TB, cfg importer.Config) *env {
 	t.Helper()
-	s, err := bolt.OpenDir(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Check(); err != nil {
-			t.Errorf("database check: %v", err)
-		}
-		_ = s.Close()
-	})
+	s := bolttest.Open(t)
 	cfg.Store = s
 	if cfg.Now == nil {
 		cfg.Now = func() time.Time { return clock }

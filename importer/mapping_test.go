@@ -10,6 +10,7 @@ import (
 	"github.com/integration-connect/connect/mapping"
 	"github.com/integration-connect/connect/store"
 	"github.com/integration-connect/connect/store/bolt"
+	"github.com/integration-connect/connect/store/bolt/bolttest"
 )
 
 // mappingEnv is an importer and the mapping service on one bbolt file.
@@ -21,11 +22,7 @@ type mappingEnv struct {
 
 func openMappingEnv(t testing.TB, opts *bolt.Options) mappingEnv {
 	t.Helper()
-	s, err := bolt.OpenDir(t.TempDir(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s := bolttest.OpenWith(t, opts)
 	return mappingEnv{store: s, imports: importer.New(importer.Config{Store: s}), customers: mapping.New(mapping.Config{Store: s})}
 }
 

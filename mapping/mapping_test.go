@@ -14,6 +14,7 @@ import (
 	"github.com/integration-connect/connect/mapping"
 	"github.com/integration-connect/connect/store"
 	"github.com/integration-connect/connect/store/bolt"
+	"github.com/integration-connect/connect/store/bolt/bolttest"
 )
 
 var ctx = context.Background()
@@ -30,16 +31,7 @@ type env struct {
 
 func mustOpen(t testing.TB) env {
 	t.Helper()
-	s, err := bolt.OpenDir(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Check(); err != nil {
-			t.Errorf("database check: %v", err)
-		}
-		_ = s.Close()
-	})
+	s := bolttest.Open(t)
 	return env{store: s, imports: importer.New(importer.Config{Store: s}), customers: mapping.New(mapping.Config{Store: s})}
 }
 

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
 
 	"github.com/integration-connect/connect"
@@ -16,6 +15,8 @@ import (
 	"github.com/integration-connect/connect/routesuggest"
 	"github.com/integration-connect/connect/store"
 	"github.com/integration-connect/connect/store/bolt"
+	"github.com/integration-connect/connect/store/bolt/bolttest"
+	"github.com/integration-connect/connect/store/storetest"
 )
 
 var ctx = context.Background()
@@ -33,11 +34,7 @@ type env struct {
 
 func mustOpen(t testing.TB) env {
 	t.Helper()
-	s, err := bolt.OpenDir(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s := bolttest.Open(t)
 	now := func() time.Time { return time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC) }
 	return env{store: s, imports: importer.New(importer.Config{Store: s, Now: now}), routes: routesuggest.New(routesuggest.Config{Store: s, Now: now})}
 }
@@ -366,21 +363,9 @@ func TestRouteSuggestionCreatedEvent(t *testing.T) {
 	if _, err := e.routes.CreateRouteSuggestionJSON(ctx, caller, jobID+5, []byte(`{"routeDate":"2026-11-23"}`), connect.WriteOptions{}); err == nil {
 		t.Fatal("a suggestion for an unknown job was created")
 	}
-	var got []store.Event
-	err := e.store.View(ctx, func(tx store.Tx) error {
-		for after := int64(0); ; {
-			ev, err := tx.NextEvent("acme", []connect.EventKind{connect.EventRouteSuggestionCreated}, after)
-			if errors.Is(err, connect.ErrNotFound) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			got, after = append(got, *ev), ev.Seq
-		}
-	})
-	if err != nil || len(got) != 1 {
-		t.Fatalf("%d route_suggestion.created events, want 1 (%v)", len(got), err)
+	got := storetest.Events(t, e.store, "acme", connect.EventRouteSuggestionCreated)
+	if len(got) != 1 {
+		t.Fatalf("%d route_suggestion.created events, want 1", len(got))
 	}
 	var data connect.RouteSuggestionCreatedEvent
 	if err := json.Unmarshal(got[0].Data, &data); err != nil {

@@ -10,16 +10,12 @@ import (
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/store"
 	"github.com/integration-connect/connect/store/bolt"
+	"github.com/integration-connect/connect/store/bolt/bolttest"
 )
 
 func mustOpen(t testing.TB) *bolt.Store {
 	t.Helper()
-	s, err := bolt.OpenDir(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s
+	return bolttest.Open(t)
 }
 
 var (

@@ -13,17 +13,13 @@ import (
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/httpapi/webhooks"
 	"github.com/integration-connect/connect/importer"
-	"github.com/integration-connect/connect/store/bolt"
+	"github.com/integration-connect/connect/store/bolt/bolttest"
 )
 
 // TestReceivesFromTheDispatcher: the receiver accepts what the real
 // dispatcher sends for a real import.
 func TestReceivesFromTheDispatcher(t *testing.T) {
-	db, err := bolt.OpenDir(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := bolttest.Open(t)
 	var mu sync.Mutex
 	var handled []string
 	var rc *receiver

@@ -22,6 +22,7 @@ import (
 	"github.com/integration-connect/connect/httpapi/webhooks"
 	"github.com/integration-connect/connect/store"
 	"github.com/integration-connect/connect/store/bolt"
+	"github.com/integration-connect/connect/store/storetest"
 )
 
 var t0 = time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
@@ -118,29 +119,6 @@ func (f *fixture) appendEvent(tenant string, at time.Time) store.Event {
 		f.t.Fatal(err)
 	}
 	return *e
-}
-
-// events returns every event of tenant still in the outbox, oldest first.
-func (f *fixture) events(tenant string) []store.Event {
-	f.t.Helper()
-	var list []store.Event
-	err := f.store.View(f.t.Context(), func(tx store.Tx) error {
-		list = nil
-		for after := int64(0); ; {
-			e, err := tx.NextEvent(tenant, connect.EventKinds, after)
-			if errors.Is(err, connect.ErrNotFound) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			list, after = append(list, *e), e.Seq
-		}
-	})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return list
 }
 
 // start starts a dispatcher that polls every 2 ms, retries after 1 ms and
@@ -252,3 +230,6 @@ func verify(secret string, h http.Header, body []byte) error {
 	}
 	return errors.New("no signature matches")
 }
+
+// events returns every event of tenant still in the outbox, oldest first.
+func (f *fixture) events(tenant string) []store.Event { return storetest.Events(f.t, f.store, tenant) }
