@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
@@ -1379,6 +1380,11 @@ func received(e *json.SemanticError) string {
 // "planning.estimatedWorkMinutes must be between 5 and 480". It returns nil when v
 // is valid.
 func Validate(v any) error {
+	if path := invalidUTF8(reflect.ValueOf(v), ""); path != "" {
+		// JSON cannot carry such a string; a Go caller can, and it must not
+		// reach the store, whose records are JSON.
+		return &Error{Code: CodeInvalidRequest, Message: path + " must be valid UTF-8"}
+	}
 	err := validate().Struct(v)
 	if err == nil {
 		return nil
@@ -1392,6 +1398,68 @@ func Validate(v any) error {
 		msgs[i] = fieldMessage(fe)
 	}
 	return &Error{Code: CodeInvalidRequest, Message: strings.Join(msgs, "; ")}
+}
+
+// invalidUTF8 returns the JSON path of the first string in v that is not valid
+// UTF-8 (a map key counts as its own path), or "" when there is none.
+func invalidUTF8(v reflect.Value, path string) string {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			return invalidUTF8(v.Elem(), path)
+		}
+	case reflect.String:
+		if !utf8.ValidString(v.String()) {
+			return path
+		}
+	case reflect.Struct:
+		return structUTF8(v, path)
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			key := strings.ToValidUTF8(fmt.Sprint(it.Key().Interface()), "\uFFFD")
+			if bad := invalidUTF8(it.Key(), joinPath(path, key)); bad != "" {
+				return bad
+			}
+			if bad := invalidUTF8(it.Value(), joinPath(path, key)); bad != "" {
+				return bad
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return "" // raw JSON (jsontext.Value) is checked as JSON
+		}
+		for i := range v.Len() {
+			if bad := invalidUTF8(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); bad != "" {
+				return bad
+			}
+		}
+	}
+	return ""
+}
+
+func structUTF8(v reflect.Value, path string) string {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name := path
+		if !f.Anonymous {
+			name = joinPath(path, jsonName(f))
+		}
+		if bad := invalidUTF8(v.Field(i), name); bad != "" {
+			return bad
+		}
+	}
+	return ""
+}
+
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
 }
 
 var (

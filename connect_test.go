@@ -178,3 +178,22 @@ func TestWebhookEnvelope(t *testing.T) {
 		t.Errorf("envelope = %s, %v\nwant %s", out, err, want)
 	}
 }
+
+func TestValidateRefusesInvalidUTF8(t *testing.T) {
+	bad := "caf\xe9"
+	tests := []struct {
+		target connect.InboundTarget
+		want   string
+	}{
+		{connect.InboundTarget{ExternalID: "x", Title: bad}, "title must be valid UTF-8"},
+		{connect.InboundTarget{ExternalID: "x", Title: "t", Customer: &connect.InboundTargetCustomer{Name: &bad}}, "customer.name must be valid UTF-8"},
+		{connect.InboundTarget{ExternalID: "x", Title: "t", CustomFields: map[string]*string{"k": &bad}}, "customFields.k must be valid UTF-8"},
+		{connect.InboundTarget{ExternalID: "x", Title: "t", CustomFields: map[string]*string{bad: nil}}, "customFields.caf\uFFFD must be valid UTF-8"},
+	}
+	for _, tc := range tests {
+		err := connect.Validate(&tc.target)
+		if connect.ErrorCodeOf(err) != connect.CodeInvalidRequest || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("got %v, want %q", err, tc.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package importer
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cockroachdb/errors"
@@ -77,7 +78,9 @@ func (r *run) jobSourceSystem() string {
 // item or a cancel keeps the NotApplicable or Skipped of mapping.Unmapped.
 func (r *run) apply(tx store.Tx, it *item) (connect.InboundImportItemResult, error) {
 	res := connect.InboundImportItemResult{
-		ExternalID:      it.target.ExternalID,
+		// A Go caller's externalId may not be valid UTF-8 (the item is then
+		// rejected); the result must still be writable as JSON.
+		ExternalID:      strings.ToValidUTF8(it.target.ExternalID, "\uFFFD"),
 		Warnings:        slices.Clone(it.warnings),
 		CustomerMapping: mapping.Unmapped(&it.target).Result,
 	}

@@ -510,3 +510,25 @@ func TestScopes(t *testing.T) {
 		}
 	}
 }
+
+// TestTypedBatchWithInvalidUTF8: a Go caller can put bytes into a string that
+// JSON cannot carry; that target alone is rejected.
+func TestTypedBatchWithInvalidUTF8(t *testing.T) {
+	e := newEnv(t)
+	bad := "caf\xe9"
+	out, err := e.svc.ImportBatch(bg, caller, connect.InboundTargetBatch{Targets: []connect.InboundTarget{
+		{ExternalID: "GOOD", Title: "fine"},
+		{ExternalID: "BAD", Title: bad},
+		{ExternalID: "BAD2", Title: "fine", CustomFields: map[string]*string{bad: nil}},
+		{ExternalID: bad, Title: "fine"},
+	}}, connect.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := out.Result
+	if r.CreatedItems != 1 || r.RejectedItems != 3 || errorMessage(r.Items[1]) != "title must be valid UTF-8" ||
+		r.Items[3].ExternalID != "caf\uFFFD" || errorMessage(r.Items[3]) != "externalId must be valid UTF-8" ||
+		errorMessage(r.Items[2]) != "customFields.caf\uFFFD must be valid UTF-8" {
+		t.Errorf("result %+v: %q %q", r.ImportCounters, errorMessage(r.Items[1]), errorMessage(r.Items[2]))
+	}
+}
