@@ -156,8 +156,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // finish writes the access log line and the request metrics.
 func (h *Handler) finish(r *http.Request, info *requestInfo, rec *statusRecorder, elapsed time.Duration) {
 	status := rec.statusCode()
-	h.metrics.observeRequest(info.route, r.Method, status, elapsed)
-	attrs := []any{"method", r.Method, "route", info.route, "status", status, "durationMs", elapsed.Milliseconds()}
+	h.metrics.observeRequest(info.route, methodLabel(r.Method), status, elapsed)
+	attrs := []any{"method", methodLabel(r.Method), "route", info.route, "status", status, "durationMs", elapsed.Milliseconds()}
 	if info.caller != nil {
 		attrs = append(attrs, "tenantId", info.caller.TenantID, "clientId", info.caller.ClientID)
 	}
@@ -173,8 +173,30 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 	h.writeError(w, r, connect.Errorf(connect.CodeNotFound, "no resource at %s", r.URL.Path))
 }
 
+// methodNotAllowed answers a known path with the wrong method. The Allow
+// header lists the methods served (httprouter would also name OPTIONS, which is
+// not answered).
 func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	h.writeError(w, r, connect.Errorf(connect.CodeMethodNotAllowed, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, w.Header().Get("Allow")))
+	var allowed []string
+	for _, m := range strings.Split(w.Header().Get("Allow"), ", ") {
+		if m != http.MethodOptions && m != "" {
+			allowed = append(allowed, m)
+		}
+	}
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	h.writeError(w, r, connect.Errorf(connect.CodeMethodNotAllowed, "%s is not allowed on %s; allowed: %s", methodLabel(r.Method), r.URL.Path, strings.Join(allowed, ", ")))
+}
+
+// methodLabel names a request method for metrics and messages: the standard
+// methods as they are, anything else as OTHER, so a client cannot create
+// metric series at will.
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return "OTHER"
 }
 
 // statusRecorder remembers the status code written.

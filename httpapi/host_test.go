@@ -30,6 +30,16 @@ func TestUnknownRoutes(t *testing.T) {
 		if resp.status != tc.status || resp.apiError(t).Code != tc.code {
 			t.Errorf("%s %s: %d %s", tc.method, tc.path, resp.status, resp.body)
 		}
+		if tc.status == 405 && resp.header.Get("Allow") != "GET" && resp.header.Get("Allow") != "POST" {
+			t.Errorf("%s %s: Allow %q, want only the served method", tc.method, tc.path, resp.header.Get("Allow"))
+		}
+	}
+	// Unknown methods share one metric series.
+	for _, m := range []string{"XA", "XB"} {
+		s.do(request{method: m, path: base + "/import-jobs", invalid: true})
+	}
+	if text := scrape(t, s); strings.Contains(text, `method="XA"`) || !strings.Contains(text, `method="OTHER",route="unmatched",status="405"} 2`) {
+		t.Errorf("unknown methods are not counted as OTHER")
 	}
 }
 

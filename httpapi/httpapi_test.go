@@ -361,6 +361,7 @@ func TestJobEndpoints(t *testing.T) {
 		{"?take=500&skip=-3", 0, 200, 3},
 		{"?take=0", 0, 1, 3},
 		{"?take=abc&skip=xyz", 0, 50, 3},
+		{"?take=999999999999999999999&skip=-999999999999999999999", 0, 200, 3},
 		{"?sourceSystem=SRC0", 0, 50, 2},
 		{"?status=accepted&skip=1&take=1", 1, 1, 3},
 		{"?status=Nope", 0, 50, 0},

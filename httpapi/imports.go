@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/cockroachdb/errors"
+
 	"github.com/integration-connect/connect"
 )
 
@@ -73,8 +75,13 @@ func (h *Handler) listJobs(w http.ResponseWriter, r *http.Request, c call) error
 }
 
 // intParam parses a query integer; absent or unparsable is nil (the default).
+// A number too large for an int is the largest (or smallest) int, so that the
+// library clamps it like any other value out of range.
 func intParam(s string) *int {
 	n, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) {
+		return &n // Atoi returns the nearest int on overflow
+	}
 	if err != nil {
 		return nil
 	}
