@@ -593,12 +593,15 @@ type ImportJobList struct {
 
 // CreateImportJobRouteSuggestionRequest asks for a draft route built from the
 // targets of an import job. RouteDate is required.
+//
+// MinimumBufferMinutes (0-480) and MaxStops (1-1000) are clamped into their
+// ranges; an unknown employee or profile is NotFound.
 type CreateImportJobRouteSuggestionRequest struct {
 	RouteDate             Date    `json:"routeDate"`
-	EmployeeID            *string `json:"employeeId" validate:"omitnil,notblank,max=200"`
+	EmployeeID            *string `json:"employeeId"`
 	OptimizationProfileID *int64  `json:"optimizationProfileId"`
-	MinimumBufferMinutes  *int    `json:"minimumBufferMinutes" validate:"omitnil,between=0:480"`
-	MaxStops              *int    `json:"maxStops" validate:"omitnil,between=1:1000"`
+	MinimumBufferMinutes  *int    `json:"minimumBufferMinutes"`
+	MaxStops              *int    `json:"maxStops"`
 }
 
 // CreateRouteSuggestionResponse answers endpoint 6.
@@ -1291,6 +1294,35 @@ func DecodeProblem(err error, what string) string {
 		return path + " is invalid"
 	}
 	return fmt.Sprintf("%s must be %s%s", path, describeType(semantic.GoType), received(semantic))
+}
+
+// DecodeObject decodes body, which must be one JSON object, into v. Every
+// problem is an InvalidRequest error whose message says what is wrong and
+// where: the body is not JSON, not an object, or a member has the wrong type
+// (DecodeProblem). opts go to the JSON decoder, e.g.
+// json.RejectUnknownMembers(true) for a body without a warnings channel.
+func DecodeObject(body []byte, v any, what string, opts ...json.Options) error {
+	if jsontext.Value(body).Kind() != '{' {
+		return RequireObject(body, opts...)
+	}
+	// The decoder words a syntax error with its place, which IsValid cannot.
+	if err := json.Unmarshal(body, v, opts...); err != nil {
+		return Errorf(CodeInvalidRequest, "%s", DecodeProblem(err, what))
+	}
+	return nil
+}
+
+// RequireObject refuses a body that is not one JSON object, with an
+// InvalidRequest error.
+func RequireObject(body []byte, opts ...json.Options) error {
+	raw := jsontext.Value(body)
+	if !raw.IsValid(opts...) {
+		return Errorf(CodeInvalidRequest, "the request body is not valid JSON")
+	}
+	if raw.Kind() != '{' {
+		return Errorf(CodeInvalidRequest, "the request body must be a JSON object")
+	}
+	return nil
 }
 
 // FieldPath turns a JSON pointer (/preferredTimeWindows/0/endUtc) into the path

@@ -2,7 +2,6 @@ package appointments
 
 import (
 	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/integration-connect/connect"
 )
@@ -12,15 +11,5 @@ import (
 // schema, at any depth, fails the request with its path named, so a typo never
 // silently drops data. what names the body ("cancel request") in messages.
 func decodeBody(body []byte, v any, what string) error {
-	raw := jsontext.Value(body)
-	if raw.Kind() != '{' {
-		if !raw.IsValid() {
-			return connect.Errorf(connect.CodeInvalidRequest, "the request body is not valid JSON")
-		}
-		return connect.Errorf(connect.CodeInvalidRequest, "the request body must be a JSON object")
-	}
-	if err := json.Unmarshal(body, v, json.RejectUnknownMembers(true)); err != nil {
-		return connect.Errorf(connect.CodeInvalidRequest, "%s", connect.DecodeProblem(err, what))
-	}
-	return nil
+	return connect.DecodeObject(body, v, what, json.RejectUnknownMembers(true))
 }

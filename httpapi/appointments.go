@@ -24,7 +24,7 @@ func (h *Handler) appointmentRoutes() []route {
 // submitAppointment answers POST /connect/v1/appointment-requests with 201 and
 // the whole record.
 func (h *Handler) submitAppointment(w http.ResponseWriter, r *http.Request, c call) error {
-	opts, body, err := h.readWrite(w, r)
+	opts, body, err := h.readWrite(w, r, connect.CodeInvalidRequest)
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (h *Handler) appointmentStatus(w http.ResponseWriter, r *http.Request, c ca
 // cancelAppointment answers POST …/{id}/cancel with 200; cancelling a cancelled
 // request answers the original cancellation.
 func (h *Handler) cancelAppointment(w http.ResponseWriter, r *http.Request, c call) error {
-	opts, body, err := h.readWrite(w, r)
+	opts, body, err := h.readWrite(w, r, connect.CodeInvalidRequest)
 	if err != nil {
 		return err
 	}

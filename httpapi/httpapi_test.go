@@ -386,3 +386,28 @@ func TestJobEndpoints(t *testing.T) {
 		t.Errorf("job 1: %+v", job)
 	}
 }
+
+// TestOversizeBodies: only the batch endpoint has 413 in the contract; the
+// others refuse an oversize body with 400.
+func TestOversizeBodies(t *testing.T) {
+	s := newServer(t, func(c *httpapi.Config) { c.MaxBodyBytes = 1 << 10 })
+	key := s.key("acme", "erp", connect.AllScopes...)
+	jobID := seedJob(t, s)
+	big := `{"externalId":"X","title":"` + strings.Repeat("x", 2<<10) + `"}`
+	tests := []struct {
+		path   string
+		status int
+		code   connect.ErrorCode
+	}{
+		{base + "/inbound/targets/batch", 413, connect.CodePayloadTooLarge},
+		{base + "/inbound/targets", 400, connect.CodeInvalidRequest},
+		{fmt.Sprintf("%s/import-jobs/%d/route-suggestion", base, jobID), 400, connect.CodeInvalidRequest},
+		{"/connect/v1/appointment-requests", 400, connect.CodeInvalidRequest},
+	}
+	for _, tc := range tests {
+		resp := s.do(request{method: "POST", path: tc.path, body: big, key: key, invalid: true})
+		if e := resp.apiError(t); resp.status != tc.status || e.Code != tc.code || !strings.Contains(e.Message, "larger than the limit") {
+			t.Errorf("%s: %d %s", tc.path, resp.status, resp.body)
+		}
+	}
+}

@@ -18,18 +18,18 @@ func (h *Handler) health(w http.ResponseWriter, _ *http.Request, c call) error {
 
 // importTarget answers endpoint 2: 201 when the target was created, else 200.
 func (h *Handler) importTarget(w http.ResponseWriter, r *http.Request, c call) error {
-	return h.importWith(w, r, c, h.cfg.Importer.ImportTargetJSON, true)
+	return h.importWith(w, r, c, h.cfg.Importer.ImportTargetJSON, true, connect.CodeInvalidRequest)
 }
 
 // importBatch answers endpoint 3: always 200; item outcomes are in the body.
 func (h *Handler) importBatch(w http.ResponseWriter, r *http.Request, c call) error {
-	return h.importWith(w, r, c, h.cfg.Importer.ImportBatchJSON, false)
+	return h.importWith(w, r, c, h.cfg.Importer.ImportBatchJSON, false, connect.CodePayloadTooLarge)
 }
 
 type importFunc func(ctx context.Context, caller connect.Caller, body []byte, opts connect.WriteOptions) (connect.ImportOutcome, error)
 
-func (h *Handler) importWith(w http.ResponseWriter, r *http.Request, c call, importJSON importFunc, createdIs201 bool) error {
-	opts, body, err := h.readWrite(w, r)
+func (h *Handler) importWith(w http.ResponseWriter, r *http.Request, c call, importJSON importFunc, createdIs201 bool, tooLarge connect.ErrorCode) error {
+	opts, body, err := h.readWrite(w, r, tooLarge)
 	if err != nil {
 		return err
 	}

@@ -69,16 +69,18 @@ func saneCorrelationID(id string) bool {
 }
 
 // readBody reads the request body, refusing one over the byte limit while
-// reading rather than after buffering it.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	tooLarge := connect.Errorf(connect.CodePayloadTooLarge, "the request body is larger than the limit of %d bytes", h.cfg.MaxBodyBytes)
+// reading rather than after buffering it. tooLarge is the code of that refusal:
+// PayloadTooLarge where the contract lists 413 (the batch endpoint), else
+// InvalidRequest, since the specification gives the other endpoints no 413.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, tooLarge connect.ErrorCode) ([]byte, error) {
+	refusal := connect.Errorf(tooLarge, "the request body is larger than the limit of %d bytes", h.cfg.MaxBodyBytes)
 	if r.ContentLength > h.cfg.MaxBodyBytes {
-		return nil, tooLarge
+		return nil, refusal
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxBodyBytes))
 	var maxBytes *http.MaxBytesError
 	if errors.As(err, &maxBytes) {
-		return nil, tooLarge
+		return nil, refusal
 	}
 	if err != nil {
 		return nil, connect.Errorf(connect.CodeInvalidRequest, "the request body could not be read")
@@ -100,13 +102,13 @@ func writeOptions(r *http.Request) (connect.WriteOptions, error) {
 }
 
 // readWrite reads what every write request carries: the Idempotency-Key and
-// the body.
-func (h *Handler) readWrite(w http.ResponseWriter, r *http.Request) (connect.WriteOptions, []byte, error) {
+// the body (see readBody for tooLarge).
+func (h *Handler) readWrite(w http.ResponseWriter, r *http.Request, tooLarge connect.ErrorCode) (connect.WriteOptions, []byte, error) {
 	opts, err := writeOptions(r)
 	if err != nil {
 		return opts, nil, err
 	}
-	body, err := h.readBody(w, r)
+	body, err := h.readBody(w, r, tooLarge)
 	return opts, body, err
 }
 

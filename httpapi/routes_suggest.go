@@ -27,7 +27,7 @@ func (h *Handler) createRouteSuggestion(w http.ResponseWriter, r *http.Request, 
 	if err != nil {
 		return err
 	}
-	opts, body, err := h.readWrite(w, r)
+	opts, body, err := h.readWrite(w, r, connect.CodeInvalidRequest)
 	if err != nil {
 		return err
 	}

@@ -38,37 +38,10 @@ type batchBody struct {
 var lenientSyntax = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 
 // decodeBatch decodes a batch envelope. Only a body that is not a JSON object or
-// whose envelope is wrong fails the whole request.
+// whose envelope members have the wrong type fails the whole request here.
 func decodeBatch(body []byte) (batchBody, error) {
 	var b batchBody
-	if err := requireObject(body); err != nil {
-		return b, err
-	}
-	err := json.Unmarshal(body, &b, lenientSyntax, json.RejectUnknownMembers(true))
-	if err != nil {
-		return b, connect.Errorf(connect.CodeInvalidRequest, "%s", envelopeProblem(err))
-	}
-	return b, nil
-}
-
-// requireObject refuses a body that is not one JSON object.
-func requireObject(body []byte) error {
-	v := jsontext.Value(body)
-	if !v.IsValid(lenientSyntax) {
-		return connect.Errorf(connect.CodeInvalidRequest, "the request body is not valid JSON")
-	}
-	if v.Kind() != '{' {
-		return connect.Errorf(connect.CodeInvalidRequest, "the request body must be a JSON object")
-	}
-	return nil
-}
-
-func envelopeProblem(err error) string {
-	var semantic *json.SemanticError
-	if errors.As(err, &semantic) && errors.Is(semantic.Err, json.ErrUnknownName) {
-		return fmt.Sprintf("%s is not a field of a batch; the fields are sourceSystem, batchId, operation and targets", connect.FieldPath(semantic.JSONPointer))
-	}
-	return connect.DecodeProblem(err, "batch")
+	return b, connect.DecodeObject(body, &b, "batch", lenientSyntax)
 }
 
 // decoder decodes targets one by one, reusing one token reader for the
@@ -93,11 +66,8 @@ func (d *decoder) decodeTarget(raw []byte) item {
 		it.target = connect.InboundTarget{ExternalID: d.peekExternalID(raw)}
 		return it
 	}
-	for _, path := range d.unknownFields(raw) {
-		it.warnings = append(it.warnings, connect.InboundImportWarning{
-			Code:    connect.WarningUnknownField,
-			Message: fmt.Sprintf("%s is not a field of InboundTarget and was ignored (field names are case-sensitive)", path),
-		})
+	for _, path := range d.unknownFields(raw, targetSchema) {
+		it.warnings = append(it.warnings, unknownField(path, "InboundTarget"))
 	}
 	return it
 }
@@ -137,14 +107,32 @@ func (d *decoder) walk(raw []byte, member func(tokens *jsontext.Decoder, name st
 	return nil
 }
 
-// unknownFields returns the dotted paths of members that are not in the schema
-// of InboundTarget. Names are matched exactly, as the decoder matches them.
-func (d *decoder) unknownFields(raw []byte) []string {
+// unknownFields returns the dotted paths of members of raw that are not in s.
+// Names are matched exactly, as the decoder matches them.
+func (d *decoder) unknownFields(raw []byte, s *schema) []string {
 	var unknown []string
 	_ = d.walk(raw, func(tokens *jsontext.Decoder, name string) error {
-		return checkMember(tokens, targetSchema, name, name, &unknown)
+		return checkMember(tokens, s, name, name, &unknown)
 	})
 	return unknown
+}
+
+// unknownField is the warning about a member that is not in the schema.
+func unknownField(path, schemaName string) connect.InboundImportWarning {
+	return connect.InboundImportWarning{
+		Code:    connect.WarningUnknownField,
+		Message: fmt.Sprintf("%s is not a field of %s and was ignored (field names are case-sensitive)", path, schemaName),
+	}
+}
+
+// batchWarnings are the warnings about the envelope of a batch body: its
+// unknown members. They concern every item, so every item carries them.
+func batchWarnings(body []byte) []connect.InboundImportWarning {
+	var warnings []connect.InboundImportWarning
+	for _, path := range newDecoder().unknownFields(body, batchSchema) {
+		warnings = append(warnings, unknownField(path, "InboundTargetBatch"))
+	}
+	return warnings
 }
 
 func checkMember(tokens *jsontext.Decoder, s *schema, name, path string, unknown *[]string) error {
@@ -176,7 +164,10 @@ func checkMember(tokens *jsontext.Decoder, s *schema, name, path string, unknown
 // the member's value is not checked (scalars, free-form maps).
 type schema struct{ fields map[string]*schema }
 
-var targetSchema = schemaOf(reflect.TypeFor[connect.InboundTarget]())
+var (
+	targetSchema = schemaOf(reflect.TypeFor[connect.InboundTarget]())
+	batchSchema  = schemaOf(reflect.TypeFor[connect.InboundTargetBatch]())
+)
 
 // stringTypes are structs written as JSON strings, not objects.
 var stringTypes = map[reflect.Type]bool{reflect.TypeFor[time.Time](): true, reflect.TypeFor[connect.Date](): true}

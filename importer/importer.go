@@ -11,6 +11,7 @@ package importer
 import (
 	"context"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -77,7 +78,7 @@ func (s *Service) ImportTarget(ctx context.Context, caller connect.Caller, targe
 // See connect.Importer.
 func (s *Service) ImportTargetJSON(ctx context.Context, caller connect.Caller, body []byte, opts connect.WriteOptions) (connect.ImportOutcome, error) {
 	return s.importSingle(ctx, caller, opts, func() ([]byte, error) { return body, nil }, func() (*run, error) {
-		if err := requireObject(body); err != nil {
+		if err := connect.RequireObject(body, lenientSyntax); err != nil {
 			return nil, err
 		}
 		return s.newRun(caller, connect.InboundTargetBatch{}, []item{newDecoder().decodeTarget(body)}), nil
@@ -87,12 +88,13 @@ func (s *Service) ImportTargetJSON(ctx context.Context, caller connect.Caller, b
 // ImportBatch imports a batch given as a Go value. See connect.Importer.
 func (s *Service) ImportBatch(ctx context.Context, caller connect.Caller, batch connect.InboundTargetBatch, opts connect.WriteOptions) (connect.ImportOutcome, error) {
 	return s.importBatch(ctx, caller, opts, func() ([]byte, error) { return json.Marshal(batch) }, func() (*run, error) {
-		if err := s.checkEnvelope(batch, len(batch.Targets)); err != nil {
+		problem, err := s.checkEnvelope(batch, len(batch.Targets))
+		if err != nil {
 			return nil, err
 		}
 		items := make([]item, len(batch.Targets))
 		for i, t := range batch.Targets {
-			items[i].target = t
+			items[i] = item{target: t, problem: problem}
 		}
 		return s.newRun(caller, batch, items), nil
 	})
@@ -106,11 +108,19 @@ func (s *Service) ImportBatchJSON(ctx context.Context, caller connect.Caller, bo
 		if err != nil {
 			return nil, err
 		}
-		if err := s.checkEnvelope(b.InboundTargetBatch, len(b.Targets)); err != nil {
+		problem, err := s.checkEnvelope(b.InboundTargetBatch, len(b.Targets))
+		if err != nil {
 			return nil, err
 		}
+		envelope := batchWarnings(body)
 		items := make([]item, len(b.Targets))
-		inParallel(len(items), func(d *decoder, i int) { items[i] = d.decodeTarget(b.Targets[i]) })
+		inParallel(len(items), func(d *decoder, i int) {
+			items[i] = d.decodeTarget(b.Targets[i])
+			items[i].warnings = append(slices.Clone(envelope), items[i].warnings...)
+			if items[i].problem == "" {
+				items[i].problem = problem
+			}
+		})
 		return s.newRun(caller, b.InboundTargetBatch, items), nil
 	})
 }
@@ -151,20 +161,25 @@ func (s *Service) execute(ctx context.Context, caller connect.Caller, opts conne
 	return connect.ImportOutcome{Result: out.Value, Created: out.Created, Replayed: out.Replayed}, err
 }
 
-// checkEnvelope checks what fails a whole batch: a bad envelope field, no
-// targets, or too many.
-func (s *Service) checkEnvelope(b connect.InboundTargetBatch, targets int) error {
-	b.Targets = nil
-	if err := connect.Validate(b); err != nil {
-		return err
-	}
+// checkEnvelope checks a batch envelope. No targets, too many targets and an
+// unknown operation fail the whole request (DECISIONS.md "Errors"). A batch
+// field beyond its bounds (sourceSystem, batchId) is a validation failure of
+// every item, since every item uses it: it comes back as problem.
+func (s *Service) checkEnvelope(b connect.InboundTargetBatch, targets int) (problem string, err error) {
 	switch {
 	case targets == 0:
-		return connect.Errorf(connect.CodeInvalidRequest, "targets is required and must hold at least one target")
+		return "", connect.Errorf(connect.CodeInvalidRequest, "targets is required and must hold at least one target")
 	case targets > s.cfg.MaxBatchTargets:
-		return connect.Errorf(connect.CodePayloadTooLarge, "a batch may hold at most %d targets; this one holds %d", s.cfg.MaxBatchTargets, targets)
+		return "", connect.Errorf(connect.CodePayloadTooLarge, "a batch may hold at most %d targets; this one holds %d", s.cfg.MaxBatchTargets, targets)
+	case b.Operation != "" && !b.Operation.Valid():
+		return "", connect.Errorf(connect.CodeInvalidRequest, "operation must be one of: create, update, upsert, cancel")
 	}
-	return nil
+	b.Targets = nil
+	err = connect.Validate(b)
+	if e := connect.AsError(err); e != nil {
+		return "the batch's " + e.Message, nil
+	}
+	return "", err
 }
 
 func (s *Service) newRun(caller connect.Caller, b connect.InboundTargetBatch, items []item) *run {

@@ -387,8 +387,6 @@ func TestBatchEnvelopeErrors(t *testing.T) {
 		{"targets empty", `{"targets":[]}`, connect.CodeInvalidRequest, "at least one target"},
 		{"targets not an array", `{"targets":{"externalId":"a"}}`, connect.CodeInvalidRequest, "targets must be an array"},
 		{"unknown operation", `{"operation":"merge","targets":[{}]}`, connect.CodeInvalidRequest, "operation must be one of: create, update, upsert, cancel"},
-		{"unknown envelope field", `{"operaton":"cancel","targets":[{}]}`, connect.CodeInvalidRequest, "operaton is not a field of a batch"},
-		{"source system too long", `{"sourceSystem":"` + strings.Repeat("s", 201) + `","targets":[{}]}`, connect.CodeInvalidRequest, "sourceSystem must be at most 200 characters"},
 		{"batchId wrong type", `{"batchId":7,"targets":[{}]}`, connect.CodeInvalidRequest, "batchId must be a string"},
 		{"too many targets", `{"targets":[` + strings.Repeat(`{},`, 1000) + `{}]}`, connect.CodePayloadTooLarge, "at most 1000 targets; this one holds 1001"},
 	}
@@ -403,6 +401,25 @@ func TestBatchEnvelopeErrors(t *testing.T) {
 				t.Errorf("%d jobs recorded for a refused request", n)
 			}
 		})
+	}
+}
+
+// TestBatchEnvelopeFieldsConcernEveryItem: an unknown envelope member (a typo
+// such as "operaton") is warned about on every item, and an envelope field
+// beyond its bounds rejects every item; neither fails the request.
+func TestBatchEnvelopeFieldsConcernEveryItem(t *testing.T) {
+	e := newEnv(t)
+	r := e.batch(t, `{"operaton":"cancel","targets":[`+routable("E1", "")+`,`+routable("E2", `"colour":"red"`)+`]}`)
+	if r.CreatedItems != 2 || warningCodes(r.Items[0].Warnings) != "UnknownField" || warningCodes(r.Items[1].Warnings) != "UnknownField,UnknownField" ||
+		r.Items[0].Warnings[0].Message != "operaton is not a field of InboundTargetBatch and was ignored (field names are case-sensitive)" || r.WarningItems != 2 {
+		t.Errorf("unknown envelope member: %+v", r)
+	}
+	long := strings.Repeat("s", 201)
+	r = e.batch(t, `{"sourceSystem":"`+long+`","targets":[`+routable("E3", "")+`,{"externalId":"E4"}]}`)
+	checkCounters(t, r)
+	want := "the batch's sourceSystem must be at most 200 characters"
+	if r.Status != connect.JobRejected || errorMessage(r.Items[0]) != want || errorMessage(r.Items[1]) != want {
+		t.Errorf("long batch source system: %s, %q, %q", r.Status, errorMessage(r.Items[0]), errorMessage(r.Items[1]))
 	}
 }
 

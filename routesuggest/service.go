@@ -15,7 +15,6 @@ import (
 
 	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/store"
@@ -92,10 +91,10 @@ func (s *Service) create(ctx context.Context, caller connect.Caller, jobID int64
 	}
 	out, err := store.RunIdempotent(ctx, s.cfg.Store, w, func() (store.TxFunc[connect.CreateRouteSuggestionResponse], error) {
 		req, err := decode()
-		if err != nil {
-			return nil, err
+		if err == nil {
+			req, err = normalize(req)
 		}
-		if err := checkRequest(req); err != nil {
+		if err != nil {
 			return nil, err
 		}
 		suggestion, included, err := s.suggest(ctx, caller.TenantID, jobID, req, w.Now)
@@ -119,26 +118,35 @@ func (s *Service) create(ctx context.Context, caller connect.Caller, jobID int64
 	return connect.RouteSuggestionOutcome{Response: out.Value, Replayed: out.Replayed}, err
 }
 
-// decodeRequest decodes the body of endpoint 6 strictly: a field that is not in
-// the schema is refused with its name, so a typo never changes the route.
+// decodeRequest decodes the body of endpoint 6. Members that are not in the
+// schema are ignored: DECISIONS.md lets endpoint 6 answer 400 only for the
+// route date.
 func decodeRequest(body []byte) (connect.CreateImportJobRouteSuggestionRequest, error) {
 	var req connect.CreateImportJobRouteSuggestionRequest
-	raw := jsontext.Value(body)
-	switch {
-	case !raw.IsValid():
-		return req, connect.Errorf(connect.CodeInvalidRequest, "the request body is not valid JSON")
-	case raw.Kind() != '{':
-		return req, connect.Errorf(connect.CodeInvalidRequest, "the request body must be a JSON object")
-	}
-	if err := json.Unmarshal(body, &req, json.RejectUnknownMembers(true)); err != nil {
-		return req, connect.Errorf(connect.CodeInvalidRequest, "%s", connect.DecodeProblem(err, "route suggestion request"))
-	}
-	return req, nil
+	return req, connect.DecodeObject(body, &req, "route suggestion request")
 }
 
-func checkRequest(req connect.CreateImportJobRouteSuggestionRequest) error {
+// Bounds of the optional request fields; values outside are clamped, as the
+// list endpoints clamp skip and take.
+const (
+	maxBufferMinutes = 480
+	maxStopsLimit    = 1000
+)
+
+// normalize checks the route date, the one field a request cannot do without,
+// and clamps the optional bounds.
+func normalize(req connect.CreateImportJobRouteSuggestionRequest) (connect.CreateImportJobRouteSuggestionRequest, error) {
 	if req.RouteDate.IsZero() {
-		return connect.Errorf(connect.CodeInvalidRequest, "routeDate is required, a date such as 2026-11-21")
+		return req, connect.Errorf(connect.CodeInvalidRequest, "routeDate is required, a date such as 2026-11-21")
 	}
-	return connect.Validate(req)
+	if err := connect.Validate(req); err != nil {
+		return req, err
+	}
+	if b := req.MinimumBufferMinutes; b != nil {
+		req.MinimumBufferMinutes = new(min(max(*b, 0), maxBufferMinutes))
+	}
+	if m := req.MaxStops; m != nil {
+		req.MaxStops = new(min(max(*m, 1), maxStopsLimit))
+	}
+	return req, nil
 }
