@@ -45,6 +45,10 @@ type Config struct {
 	// Routes serves endpoint 6 and the route suggestion reads; nil leaves
 	// them out.
 	Routes connect.RouteSuggester
+	// DrawRoute draws a route suggestion as SVG for GET
+	// …/route-suggestions/{id}/map.svg (routesuggest.SVG); nil leaves that
+	// route out.
+	DrawRoute func(connect.RouteSuggestion) []byte
 	// Appointments serves the appointment request preview under
 	// /connect/v1; nil leaves those routes out.
 	Appointments connect.AppointmentService

@@ -57,8 +57,8 @@ func newServer(t testing.TB, adjust ...func(*httpapi.Config)) *server {
 	cfg := httpapi.Config{
 		Clients: &store.Clients{Store: db}, Importer: imports, Jobs: imports,
 		Appointments: appointments.New(appointments.Config{Store: db}),
-		Routes:       routesuggest.New(routesuggest.Config{Store: db}),
-		Logger:       slog.New(slog.NewTextHandler(logs, nil)),
+		Routes:       routesuggest.New(routesuggest.Config{Store: db}), DrawRoute: routesuggest.SVG,
+		Logger: slog.New(slog.NewTextHandler(logs, nil)),
 	}
 	for _, fn := range adjust {
 		fn(&cfg)

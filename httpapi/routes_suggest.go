@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/integration-connect/connect"
-	"github.com/integration-connect/connect/routesuggest"
 )
 
 // routeSuggestionRoutes are endpoint 6 and the reads its links point to.
@@ -14,11 +13,14 @@ func (h *Handler) routeSuggestionRoutes() []route {
 		return nil
 	}
 	base := h.cfg.BasePath
-	return []route{
+	routes := []route{
 		{http.MethodPost, base + "/import-jobs/:id/route-suggestion", connect.ScopeRouteSuggestionsCreate, false, h.createRouteSuggestion},
 		{http.MethodGet, base + "/route-suggestions/:id", connect.ScopeImportJobsRead, false, h.getRouteSuggestion},
-		{http.MethodGet, base + "/route-suggestions/:id/map.svg", connect.ScopeImportJobsRead, false, h.routeSuggestionMap},
 	}
+	if h.cfg.DrawRoute != nil {
+		routes = append(routes, route{http.MethodGet, base + "/route-suggestions/:id/map.svg", connect.ScopeImportJobsRead, false, h.routeSuggestionMap})
+	}
+	return routes
 }
 
 // createRouteSuggestion answers endpoint 6 with 200 and the counts.
@@ -59,7 +61,7 @@ func (h *Handler) routeSuggestionMap(w http.ResponseWriter, r *http.Request, c c
 		return err
 	}
 	w.Header().Set("Content-Type", "image/svg+xml")
-	_, _ = w.Write(routesuggest.SVG(s))
+	_, _ = w.Write(h.cfg.DrawRoute(s))
 	return nil
 }
 

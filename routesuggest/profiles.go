@@ -121,14 +121,22 @@ func (s *Service) PutEmployee(ctx context.Context, tenantID string, e store.Empl
 		return e, err
 	}
 	err := s.cfg.Store.Update(ctx, func(tx store.Tx) error {
-		if old, err := tx.Employee(tenantID, e.ID); err == nil {
+		old, err := tx.Employee(tenantID, e.ID)
+		switch {
+		case err == nil:
 			e.CreatedAt = old.CreatedAt
-		} else {
+		case errors.Is(err, connect.ErrNotFound):
 			e.CreatedAt = e.UpdatedAt
+		default:
+			return err
 		}
 		if e.ProfileID != nil {
-			if _, err := tx.Profile(tenantID, *e.ProfileID); errors.Is(err, connect.ErrNotFound) {
+			_, err := tx.Profile(tenantID, *e.ProfileID)
+			if errors.Is(err, connect.ErrNotFound) {
 				return connect.Errorf(connect.CodeNotFound, "tenant %q has no optimization profile %d", tenantID, *e.ProfileID)
+			}
+			if err != nil {
+				return err
 			}
 		}
 		return tx.PutEmployee(&e)
