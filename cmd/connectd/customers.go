@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -15,35 +12,22 @@ import (
 	"github.com/integration-connect/connect/store"
 )
 
-// subcommands dispatches "connectd <group> <sub>" to one of subs.
-func subcommands(group, synopsis string, subs map[string]func(context.Context, []string, io.Writer, io.Writer) error) func(context.Context, []string, io.Writer, io.Writer) error {
-	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-		if len(args) == 0 || isHelp(args[0]) {
-			fmt.Fprintf(stderr, "Usage: connectd %s\n\nCommands: %s\nRun 'connectd %s <command> --help' for its flags.\n", synopsis, strings.Join(slices.Sorted(maps.Keys(subs)), ", "), group)
-			if len(args) == 0 {
-				return errUsage
-			}
-			return nil
-		}
-		sub, ok := subs[args[0]]
-		if !ok {
-			fmt.Fprintf(stderr, "connectd %s: unknown command %q\n", group, args[0])
-			return errUsage
-		}
-		return sub(ctx, args[1:], stdout, stderr)
-	}
+var runMapping = group("mapping", "mapping set|show [flags]",
+	subcommand{"set", "change a tenant's customer mapping settings", runMappingSet},
+	subcommand{"show", "show a tenant's customer mapping settings", runMappingShow},
+)
+
+var runCustomers = group("customers", "customers list|archive|block|reactivate [flags]",
+	subcommand{"list", "list a tenant's customer records", runCustomersList},
+	subcommand{"archive", "archive a customer: imports still link it but never change it", customerState("archive", (*mapping.Service).ArchiveCustomer)},
+	subcommand{"block", "block a customer: like archive, for customers not to be served", customerState("block", (*mapping.Service).BlockCustomer)},
+	subcommand{"reactivate", "make an archived or blocked customer active again", customerState("reactivate", (*mapping.Service).ReactivateCustomer)},
+)
+
+// withCustomers runs fn with the customer-record service of the store in dir.
+func withCustomers(dir string, fn func(*mapping.Service) error) error {
+	return withStore(dir, func(s store.Store) error { return fn(mapping.New(mapping.Config{Store: s})) })
 }
-
-var runMapping = subcommands("mapping", "mapping set|show [flags]", map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-	"set": runMappingSet, "show": runMappingShow,
-})
-
-var runCustomers = subcommands("customers", "customers list|archive|block|reactivate [flags]", map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-	"list":       runCustomersList,
-	"archive":    customerState("archive", (*mapping.Service).ArchiveCustomer),
-	"block":      customerState("block", (*mapping.Service).BlockCustomer),
-	"reactivate": customerState("reactivate", (*mapping.Service).ReactivateCustomer),
-})
 
 // optionalBool is a boolean flag that remembers whether it was given.
 type optionalBool struct{ value *bool }
@@ -64,21 +48,17 @@ func (o *optionalBool) Set(s string) error {
 func (o *optionalBool) IsBoolFlag() bool { return true }
 
 func runMappingSet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("mapping set", "mapping set --tenant T [--auto-create-customers=BOOL] [--auto-create-locations=BOOL] [--auto-create-contacts=BOOL] [--data DIR]", stderr)
-	tenant := fs.String("tenant", "", "tenant id (required)")
+	a := newAdmin("mapping set", "mapping set --tenant T [--auto-create-customers=BOOL] [--auto-create-locations=BOOL] [--auto-create-contacts=BOOL] [--data DIR]", stderr)
+	tenant := a.tenant()
 	var customers, locations, contacts optionalBool
-	fs.Var(&customers, "auto-create-customers", "create customers that imports do not find")
-	fs.Var(&locations, "auto-create-locations", "create locations that imports do not find")
-	fs.Var(&contacts, "auto-create-contacts", "create contacts that imports do not find")
-	data := dataFlag(fs)
-	if err := parse(fs, args); err != nil {
+	a.Var(&customers, "auto-create-customers", "create customers that imports do not find")
+	a.Var(&locations, "auto-create-locations", "create locations that imports do not find")
+	a.Var(&contacts, "auto-create-contacts", "create contacts that imports do not find")
+	if err := a.parse(args); err != nil {
 		return err
 	}
-	if err := required(fs, map[string]string{"tenant": *tenant}); err != nil {
-		return err
-	}
-	return withStore(*data, func(s store.Store) error {
-		settings, err := mapping.New(mapping.Config{Store: s}).UpdateSettings(ctx, *tenant, mapping.SettingsChange{
+	return withCustomers(*a.data, func(svc *mapping.Service) error {
+		settings, err := svc.UpdateSettings(ctx, *tenant, mapping.SettingsChange{
 			AutoCreateCustomers: customers.value, AutoCreateLocations: locations.value, AutoCreateContacts: contacts.value,
 		})
 		if err != nil {
@@ -89,17 +69,13 @@ func runMappingSet(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 func runMappingShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("mapping show", "mapping show --tenant T [--data DIR]", stderr)
-	tenant := fs.String("tenant", "", "tenant id (required)")
-	data := dataFlag(fs)
-	if err := parse(fs, args); err != nil {
+	a := newAdmin("mapping show", "mapping show --tenant T [--data DIR]", stderr)
+	tenant := a.tenant()
+	if err := a.parse(args); err != nil {
 		return err
 	}
-	if err := required(fs, map[string]string{"tenant": *tenant}); err != nil {
-		return err
-	}
-	return withStore(*data, func(s store.Store) error {
-		settings, err := mapping.New(mapping.Config{Store: s}).Settings(ctx, *tenant)
+	return withCustomers(*a.data, func(svc *mapping.Service) error {
+		settings, err := svc.Settings(ctx, *tenant)
 		if err != nil {
 			return err
 		}
@@ -114,19 +90,15 @@ func printSettings(w io.Writer, tenant string, s store.MappingSettings) error {
 }
 
 func runCustomersList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("customers list", "customers list --tenant T [--skip N] [--take N] [--data DIR]", stderr)
-	tenant := fs.String("tenant", "", "tenant id (required)")
-	skip := fs.Int("skip", 0, "customers to skip")
-	take := fs.Int("take", 50, "customers to list (1-200)")
-	data := dataFlag(fs)
-	if err := parse(fs, args); err != nil {
+	a := newAdmin("customers list", "customers list --tenant T [--skip N] [--take N] [--data DIR]", stderr)
+	tenant := a.tenant()
+	skip := a.Int("skip", 0, "customers to skip")
+	take := a.Int("take", 50, "customers to list (1-200)")
+	if err := a.parse(args); err != nil {
 		return err
 	}
-	if err := required(fs, map[string]string{"tenant": *tenant}); err != nil {
-		return err
-	}
-	return withStore(*data, func(s store.Store) error {
-		list, err := mapping.New(mapping.Config{Store: s}).ListCustomers(ctx, *tenant, mapping.CustomerQuery{Skip: skip, Take: take})
+	return withCustomers(*a.data, func(svc *mapping.Service) error {
+		list, err := svc.ListCustomers(ctx, *tenant, mapping.CustomerQuery{Skip: skip, Take: take})
 		if err != nil {
 			return err
 		}
@@ -143,18 +115,14 @@ func runCustomersList(ctx context.Context, args []string, stdout, stderr io.Writ
 // customerState builds the archive, block and reactivate commands.
 func customerState(verb string, change func(*mapping.Service, context.Context, string, int64) (store.Customer, error)) func(context.Context, []string, io.Writer, io.Writer) error {
 	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-		fs := newFlags("customers "+verb, "customers "+verb+" --tenant T --id N [--data DIR]", stderr)
-		tenant := fs.String("tenant", "", "tenant id (required)")
-		id := fs.Int64("id", 0, "customer id (required)")
-		data := dataFlag(fs)
-		if err := parse(fs, args); err != nil {
+		a := newAdmin("customers "+verb, "customers "+verb+" --tenant T --id N [--data DIR]", stderr)
+		tenant := a.tenant()
+		id := a.requiredID("id", "customer id, as listed")
+		if err := a.parse(args); err != nil {
 			return err
 		}
-		if err := required(fs, map[string]string{"tenant": *tenant, "id": nonZero(*id)}); err != nil {
-			return err
-		}
-		return withStore(*data, func(s store.Store) error {
-			c, err := change(mapping.New(mapping.Config{Store: s}), ctx, *tenant, *id)
+		return withCustomers(*a.data, func(svc *mapping.Service) error {
+			c, err := change(svc, ctx, *tenant, *id)
 			if err != nil {
 				return err
 			}
@@ -169,11 +137,4 @@ func orDash(s *string) string {
 		return "-"
 	}
 	return *s
-}
-
-func nonZero(n int64) string {
-	if n == 0 {
-		return ""
-	}
-	return strconv.FormatInt(n, 10)
 }

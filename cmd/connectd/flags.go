@@ -1,16 +1,16 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 
 	"github.com/cockroachdb/errors"
 
 	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/store"
 	"github.com/integration-connect/connect/store/bolt"
 )
 
@@ -48,21 +48,99 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// required reports the first flag of names that was left empty.
-func required(fs *flag.FlagSet, values map[string]string) error {
-	for _, name := range sortedKeys(values) {
-		if values[name] == "" {
-			fmt.Fprintf(fs.Output(), "--%s is required\n", name)
-			fs.Usage()
+// admin is the flag set of an admin command: --data, which every one has, and
+// the flags the command declares. parse checks the required ones, in the order
+// they were declared.
+type admin struct {
+	*flag.FlagSet
+	data     *string
+	required []requiredFlag
+}
+
+// requiredFlag is a flag that must be given.
+type requiredFlag struct {
+	name  string
+	given func() bool
+}
+
+// newAdmin returns the flag set of an admin command with --data.
+func newAdmin(name, synopsis string, stderr io.Writer) *admin {
+	a := &admin{FlagSet: newFlags(name, synopsis, stderr)}
+	a.data = a.String("data", envOr("CONNECT_DATA", "./connect-data"), "data directory holding connect.db (env CONNECT_DATA)")
+	return a
+}
+
+// requiredString declares a string flag that must not be empty.
+func (a *admin) requiredString(name, usage string) *string {
+	v := a.String(name, "", usage+" (required)")
+	a.required = append(a.required, requiredFlag{name, func() bool { return *v != "" }})
+	return v
+}
+
+// requiredID declares a positive id flag that must be given.
+func (a *admin) requiredID(name, usage string) *int64 {
+	v := a.Int64(name, 0, usage+" (required)")
+	a.required = append(a.required, requiredFlag{name, func() bool { return *v > 0 }})
+	return v
+}
+
+// tenant declares the required --tenant.
+func (a *admin) tenant() *string { return a.requiredString("tenant", "tenant id") }
+
+// parse parses args and checks that the required flags were given.
+func (a *admin) parse(args []string) error {
+	if err := parse(a.FlagSet, args); err != nil {
+		return err
+	}
+	for _, r := range a.required {
+		if !r.given() {
+			fmt.Fprintf(a.Output(), "--%s is required\n", r.name)
+			a.Usage()
 			return errUsage
 		}
 	}
 	return nil
 }
 
-// dataFlag adds --data, defaulting to $CONNECT_DATA or ./connect-data.
-func dataFlag(fs *flag.FlagSet) *string {
-	return fs.String("data", envOr("CONNECT_DATA", "./connect-data"), "data directory holding connect.db (env CONNECT_DATA)")
+// subcommand is one command of a group, such as "keys create".
+type subcommand struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// group dispatches "connectd <name> <command>"; without a command or with
+// --help it lists the group's commands.
+func group(name, synopsis string, subs ...subcommand) func(context.Context, []string, io.Writer, io.Writer) error {
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		if len(args) == 0 || isHelp(args[0]) {
+			fmt.Fprintf(stderr, "Usage: connectd %s\n\n", synopsis)
+			for _, s := range subs {
+				fmt.Fprintf(stderr, "  %-14s %s\n", s.name, s.summary)
+			}
+			fmt.Fprintf(stderr, "\nRun 'connectd %s <command> --help' for its flags.\n", name)
+			if len(args) == 0 {
+				return errUsage
+			}
+			return nil
+		}
+		for _, s := range subs {
+			if s.name == args[0] {
+				return s.run(ctx, args[1:], stdout, stderr)
+			}
+		}
+		fmt.Fprintf(stderr, "connectd %s: unknown command %q\n", name, args[0])
+		return errUsage
+	}
+}
+
+// withStore opens the store in dir for one admin command.
+func withStore(dir string, fn func(store.Store) error) error {
+	s, err := openStore(dir)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return fn(s)
 }
 
 func envOr(name, fallback string) string {
@@ -97,5 +175,3 @@ func exitStatus(err error, stderr io.Writer) int {
 	}
 	return 1
 }
-
-func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

@@ -12,33 +12,29 @@ import (
 	"github.com/integration-connect/connect/store"
 )
 
-const keysSynopsis = "keys create|list|revoke [flags]"
-
-var runKeys = subcommands("keys", keysSynopsis, map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-	"create": runKeysCreate, "list": runKeysList, "revoke": runKeysRevoke,
-})
+var runKeys = group("keys", "keys create|list|revoke [flags]",
+	subcommand{"create", "create a client and print its API key (shown once)", runKeysCreate},
+	subcommand{"list", "list clients and their key prefixes", runKeysList},
+	subcommand{"revoke", "revoke a client's key", runKeysRevoke},
+)
 
 // runKeysCreate creates a client and prints its key alone on the last line of
 // stdout, so scripts can take it with tail -n 1.
 func runKeysCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("keys create", "keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR]", stderr)
-	tenant := fs.String("tenant", "", "tenant id (required)")
-	client := fs.String("client", "", "client id, unique within the tenant (required)")
-	source := fs.String("source-system", "", "source system of the client's data (required)")
-	scopes := fs.String("scopes", "", "comma-separated scopes (required): "+scopeList())
-	data := dataFlag(fs)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := required(fs, map[string]string{"tenant": *tenant, "client": *client, "source-system": *source, "scopes": *scopes}); err != nil {
+	a := newAdmin("keys create", "keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR]", stderr)
+	tenant := a.tenant()
+	client := a.requiredString("client", "client id, unique within the tenant")
+	source := a.requiredString("source-system", "source system of the client's data")
+	scopes := a.requiredString("scopes", "comma-separated scopes: "+joinScopes(connect.AllScopes))
+	if err := a.parse(args); err != nil {
 		return err
 	}
 	parsed, err := connect.ParseScopes(*scopes)
 	if err != nil {
 		return err
 	}
-	return withClients(*data, func(clients *store.Clients) error {
-		c, key, err := clients.CreateClient(ctx, connect.NewClient{TenantID: *tenant, ClientID: *client, SourceSystem: *source, Scopes: parsed})
+	return withStore(*a.data, func(s store.Store) error {
+		c, key, err := (&store.Clients{Store: s}).CreateClient(ctx, connect.NewClient{TenantID: *tenant, ClientID: *client, SourceSystem: *source, Scopes: parsed})
 		if err != nil {
 			return err
 		}
@@ -50,14 +46,13 @@ func runKeysCreate(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 func runKeysList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("keys list", "keys list [--tenant T] [--data DIR]", stderr)
-	tenant := fs.String("tenant", "", "only this tenant's clients")
-	data := dataFlag(fs)
-	if err := parse(fs, args); err != nil {
+	a := newAdmin("keys list", "keys list [--tenant T] [--data DIR]", stderr)
+	tenant := a.String("tenant", "", "only this tenant's clients")
+	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withClients(*data, func(clients *store.Clients) error {
-		list, err := clients.ListClients(ctx, *tenant)
+	return withStore(*a.data, func(s store.Store) error {
+		list, err := (&store.Clients{Store: s}).ListClients(ctx, *tenant)
 		if err != nil {
 			return err
 		}
@@ -75,41 +70,20 @@ func runKeysList(ctx context.Context, args []string, stdout, stderr io.Writer) e
 }
 
 func runKeysRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("keys revoke", "keys revoke --tenant T --client C [--data DIR]", stderr)
-	tenant := fs.String("tenant", "", "tenant id (required)")
-	client := fs.String("client", "", "client id (required)")
-	data := dataFlag(fs)
-	if err := parse(fs, args); err != nil {
+	a := newAdmin("keys revoke", "keys revoke --tenant T --client C [--data DIR]", stderr)
+	tenant := a.tenant()
+	client := a.requiredString("client", "client id")
+	if err := a.parse(args); err != nil {
 		return err
 	}
-	if err := required(fs, map[string]string{"tenant": *tenant, "client": *client}); err != nil {
-		return err
-	}
-	return withClients(*data, func(clients *store.Clients) error {
-		if err := clients.RevokeClient(ctx, *tenant, *client); err != nil {
+	return withStore(*a.data, func(s store.Store) error {
+		if err := (&store.Clients{Store: s}).RevokeClient(ctx, *tenant, *client); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "Revoked the key of client %q of tenant %q.\n", *client, *tenant)
 		return nil
 	})
 }
-
-// withClients runs fn with the client registry of the store in dir.
-func withClients(dir string, fn func(*store.Clients) error) error {
-	return withStore(dir, func(s store.Store) error { return fn(&store.Clients{Store: s}) })
-}
-
-// withStore opens the store in dir for one admin command.
-func withStore(dir string, fn func(store.Store) error) error {
-	s, err := openStore(dir)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	return fn(s)
-}
-
-func scopeList() string { return joinScopes(connect.AllScopes) }
 
 func joinScopes(scopes []connect.Scope) string {
 	names := make([]string, len(scopes))

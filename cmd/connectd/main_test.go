@@ -32,7 +32,7 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"version", "--help"}, 0, "Usage: connectd version"},
 		{[]string{"serve", "--help"}, 0, "--metrics-addr"},
 		{[]string{"keys"}, 2, "keys create|list|revoke"},
-		{[]string{"keys", "--help"}, 0, "Commands: create, list, revoke"},
+		{[]string{"keys", "--help"}, 0, "revoke         revoke a client's key"},
 		{[]string{"keys", "create", "--help"}, 0, "--source-system"},
 		{[]string{"keys", "list", "--help"}, 0, "--tenant"},
 		{[]string{"keys", "revoke", "--help"}, 0, "--client"},

@@ -13,13 +13,17 @@ import (
 	"github.com/integration-connect/connect/store"
 )
 
-var runProfiles = subcommands("profiles", "profiles add|list|remove [flags]", map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-	"add": runProfilesAdd, "list": runProfilesList, "remove": runProfilesRemove,
-})
+var runProfiles = group("profiles", "profiles add|list|remove [flags]",
+	subcommand{"add", "add an optimization profile and print its id", runProfilesAdd},
+	subcommand{"list", "list a tenant's optimization profiles", runProfilesList},
+	subcommand{"remove", "remove an optimization profile", runProfilesRemove},
+)
 
-var runEmployees = subcommands("employees", "employees set|list|remove [flags]", map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-	"set": runEmployeesSet, "list": runEmployeesList, "remove": runEmployeesRemove,
-})
+var runEmployees = group("employees", "employees set|list|remove [flags]",
+	subcommand{"set", "create or replace an employee", runEmployeesSet},
+	subcommand{"list", "list a tenant's employees", runEmployeesList},
+	subcommand{"remove", "remove an employee", runEmployeesRemove},
+)
 
 // withRoutes runs fn with the route service of the store in dir.
 func withRoutes(dir string, fn func(*routesuggest.Service) error) error {
@@ -28,23 +32,20 @@ func withRoutes(dir string, fn func(*routesuggest.Service) error) error {
 
 func runProfilesAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	d := routesuggest.DefaultProfile()
-	fs := newFlags("profiles add", "profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--data DIR]", stderr)
-	tenant := fs.String("tenant", "", "tenant id (required)")
-	var p store.OptimizationProfile
-	fs.StringVar(&p.Name, "name", "", "profile name (required)")
-	fs.Float64Var(&p.AverageSpeedKmh, "speed", d.AverageSpeedKmh, "average travel speed in km/h")
-	fs.Float64Var(&p.DetourFactor, "detour", d.DetourFactor, "road distance ÷ great-circle distance")
-	fs.StringVar(&p.ShiftStart, "shift-start", d.ShiftStart, "start of the working day, HH:MM in --time-zone")
-	fs.StringVar(&p.ShiftEnd, "shift-end", d.ShiftEnd, "end of the working day, HH:MM in --time-zone")
-	fs.StringVar(&p.TimeZone, "time-zone", d.TimeZone, "the tenant's IANA time zone, e.g. Europe/Berlin")
-	data := dataFlag(fs)
-	if err := parse(fs, args); err != nil {
+	a := newAdmin("profiles add", "profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--data DIR]", stderr)
+	tenant := a.tenant()
+	name := a.requiredString("name", "profile name")
+	p := store.OptimizationProfile{}
+	a.Float64Var(&p.AverageSpeedKmh, "speed", d.AverageSpeedKmh, "average travel speed in km/h")
+	a.Float64Var(&p.DetourFactor, "detour", d.DetourFactor, "road distance ÷ great-circle distance")
+	a.StringVar(&p.ShiftStart, "shift-start", d.ShiftStart, "start of the working day, HH:MM in --time-zone")
+	a.StringVar(&p.ShiftEnd, "shift-end", d.ShiftEnd, "end of the working day, HH:MM in --time-zone")
+	a.StringVar(&p.TimeZone, "time-zone", d.TimeZone, "the tenant's IANA time zone, e.g. Europe/Berlin")
+	if err := a.parse(args); err != nil {
 		return err
 	}
-	if err := required(fs, map[string]string{"tenant": *tenant, "name": p.Name}); err != nil {
-		return err
-	}
-	return withRoutes(*data, func(routes *routesuggest.Service) error {
+	p.Name = *name
+	return withRoutes(*a.data, func(routes *routesuggest.Service) error {
 		created, err := routes.CreateProfile(ctx, *tenant, p)
 		if err != nil {
 			return err
@@ -55,16 +56,12 @@ func runProfilesAdd(ctx context.Context, args []string, stdout, stderr io.Writer
 }
 
 func runProfilesList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("profiles list", "profiles list --tenant T [--data DIR]", stderr)
-	tenant := fs.String("tenant", "", "tenant id (required)")
-	data := dataFlag(fs)
-	if err := parse(fs, args); err != nil {
+	a := newAdmin("profiles list", "profiles list --tenant T [--data DIR]", stderr)
+	tenant := a.tenant()
+	if err := a.parse(args); err != nil {
 		return err
 	}
-	if err := required(fs, map[string]string{"tenant": *tenant}); err != nil {
-		return err
-	}
-	return withRoutes(*data, func(routes *routesuggest.Service) error {
+	return withRoutes(*a.data, func(routes *routesuggest.Service) error {
 		list, err := routes.Profiles(ctx, *tenant)
 		if err != nil {
 			return err
@@ -79,17 +76,13 @@ func runProfilesList(ctx context.Context, args []string, stdout, stderr io.Write
 }
 
 func runProfilesRemove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("profiles remove", "profiles remove --tenant T --id N [--data DIR]", stderr)
-	tenant := fs.String("tenant", "", "tenant id (required)")
-	id := fs.Int64("id", 0, "profile id (required)")
-	data := dataFlag(fs)
-	if err := parse(fs, args); err != nil {
+	a := newAdmin("profiles remove", "profiles remove --tenant T --id N [--data DIR]", stderr)
+	tenant := a.tenant()
+	id := a.requiredID("id", "profile id, as listed")
+	if err := a.parse(args); err != nil {
 		return err
 	}
-	if err := required(fs, map[string]string{"tenant": *tenant, "id": nonZero(*id)}); err != nil {
-		return err
-	}
-	return withRoutes(*data, func(routes *routesuggest.Service) error {
+	return withRoutes(*a.data, func(routes *routesuggest.Service) error {
 		if err := routes.DeleteProfile(ctx, *tenant, *id); err != nil {
 			return err
 		}
@@ -132,30 +125,26 @@ func (s *stringFlag) String() string {
 func (s *stringFlag) Set(v string) error { s.value = &v; return nil }
 
 func runEmployeesSet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("employees set", "employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--profile N] [--data DIR]", stderr)
-	tenant := fs.String("tenant", "", "tenant id (required)")
+	a := newAdmin("employees set", "employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--profile N] [--data DIR]", stderr)
+	tenant := a.tenant()
+	id := a.requiredString("id", "employee id, as requests name it in employeeId")
 	var e store.Employee
-	fs.StringVar(&e.ID, "id", "", "employee id, as requests name it in employeeId (required)")
-	fs.StringVar(&e.Name, "name", "", "display name")
+	a.StringVar(&e.Name, "name", "", "display name")
 	var start, end pointFlag
-	fs.Var(&start, "start", "where the day starts, LAT,LON (none: at the first stop)")
-	fs.Var(&end, "end", "where the day ends, LAT,LON (default: the start)")
+	a.Var(&start, "start", "where the day starts, LAT,LON (none: at the first stop)")
+	a.Var(&end, "end", "where the day ends, LAT,LON (default: the start)")
 	var shiftStart, shiftEnd stringFlag
-	fs.Var(&shiftStart, "shift-start", "start of the working day, HH:MM (default: the profile's)")
-	fs.Var(&shiftEnd, "shift-end", "end of the working day, HH:MM (default: the profile's)")
-	profile := fs.Int64("profile", 0, "optimization profile used when a request names none")
-	data := dataFlag(fs)
-	if err := parse(fs, args); err != nil {
+	a.Var(&shiftStart, "shift-start", "start of the working day, HH:MM (default: the profile's)")
+	a.Var(&shiftEnd, "shift-end", "end of the working day, HH:MM (default: the profile's)")
+	profile := a.Int64("profile", 0, "optimization profile used when a request names none")
+	if err := a.parse(args); err != nil {
 		return err
 	}
-	if err := required(fs, map[string]string{"tenant": *tenant, "id": e.ID}); err != nil {
-		return err
-	}
-	e.Start, e.End, e.ShiftStart, e.ShiftEnd = start.point, end.point, shiftStart.value, shiftEnd.value
+	e.ID, e.Start, e.End, e.ShiftStart, e.ShiftEnd = *id, start.point, end.point, shiftStart.value, shiftEnd.value
 	if *profile != 0 {
 		e.ProfileID = profile
 	}
-	return withRoutes(*data, func(routes *routesuggest.Service) error {
+	return withRoutes(*a.data, func(routes *routesuggest.Service) error {
 		saved, err := routes.PutEmployee(ctx, *tenant, e)
 		if err != nil {
 			return err
@@ -166,16 +155,12 @@ func runEmployeesSet(ctx context.Context, args []string, stdout, stderr io.Write
 }
 
 func runEmployeesList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("employees list", "employees list --tenant T [--data DIR]", stderr)
-	tenant := fs.String("tenant", "", "tenant id (required)")
-	data := dataFlag(fs)
-	if err := parse(fs, args); err != nil {
+	a := newAdmin("employees list", "employees list --tenant T [--data DIR]", stderr)
+	tenant := a.tenant()
+	if err := a.parse(args); err != nil {
 		return err
 	}
-	if err := required(fs, map[string]string{"tenant": *tenant}); err != nil {
-		return err
-	}
-	return withRoutes(*data, func(routes *routesuggest.Service) error {
+	return withRoutes(*a.data, func(routes *routesuggest.Service) error {
 		list, err := routes.Employees(ctx, *tenant)
 		if err != nil {
 			return err
@@ -191,17 +176,13 @@ func runEmployeesList(ctx context.Context, args []string, stdout, stderr io.Writ
 }
 
 func runEmployeesRemove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("employees remove", "employees remove --tenant T --id E [--data DIR]", stderr)
-	tenant := fs.String("tenant", "", "tenant id (required)")
-	id := fs.String("id", "", "employee id (required)")
-	data := dataFlag(fs)
-	if err := parse(fs, args); err != nil {
+	a := newAdmin("employees remove", "employees remove --tenant T --id E [--data DIR]", stderr)
+	tenant := a.tenant()
+	id := a.requiredString("id", "employee id")
+	if err := a.parse(args); err != nil {
 		return err
 	}
-	if err := required(fs, map[string]string{"tenant": *tenant, "id": *id}); err != nil {
-		return err
-	}
-	return withRoutes(*data, func(routes *routesuggest.Service) error {
+	return withRoutes(*a.data, func(routes *routesuggest.Service) error {
 		if err := routes.DeleteEmployee(ctx, *tenant, *id); err != nil {
 			return err
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -11,56 +10,34 @@ import (
 
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/httpapi/webhooks"
+	"github.com/integration-connect/connect/store"
 )
 
-const webhooksSynopsis = "webhooks add|list|remove|rotate-secret|enable|disable [flags]"
-
-func runWebhooks(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	subcommands := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-		"add": runWebhooksAdd, "list": runWebhooksList, "remove": runWebhooksRemove,
-		"rotate-secret": runWebhooksRotate, "enable": runWebhooksEnable, "disable": runWebhooksDisable,
-	}
-	if len(args) == 0 || isHelp(args[0]) {
-		fmt.Fprintf(stderr, "Usage: connectd %s\n\n"+
-			"  add            subscribe a URL to a tenant's events and print its signing secret (shown once)\n"+
-			"  list           list subscriptions with their delivery state\n"+
-			"  remove         remove a subscription\n"+
-			"  rotate-secret  give a subscription a new signing secret and print it (shown once)\n"+
-			"  enable         resume deliveries, from the first event not yet delivered\n"+
-			"  disable        pause deliveries; events are kept\n", webhooksSynopsis)
-		if len(args) == 0 {
-			return errUsage
-		}
-		return nil
-	}
-	sub, ok := subcommands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "connectd webhooks: unknown command %q\n", args[0])
-		return errUsage
-	}
-	return sub(ctx, args[1:], stdout, stderr)
-}
+var runWebhooks = group("webhooks", "webhooks add|list|remove|rotate-secret|enable|disable [flags]",
+	subcommand{"add", "subscribe a URL to a tenant's events and print its signing secret (shown once)", runWebhooksAdd},
+	subcommand{"list", "list subscriptions with their delivery state", runWebhooksList},
+	subcommand{"remove", "remove a subscription", runWebhooksRemove},
+	subcommand{"rotate-secret", "give a subscription a new signing secret and print it (shown once)", runWebhooksRotate},
+	subcommand{"enable", "resume deliveries, from the first event not yet delivered", runWebhooksEnable},
+	subcommand{"disable", "pause deliveries; events are kept", runWebhooksDisable},
+)
 
 // runWebhooksAdd adds a subscription and prints its secret alone on the last
 // line of stdout, so scripts can take it with tail -n 1.
 func runWebhooksAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("webhooks add", "webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--data DIR]", stderr)
-	tenant := fs.String("tenant", "", "tenant id (required)")
-	url := fs.String("url", "", "https URL receiving the events (required)")
-	events := fs.String("events", "", "comma-separated event kinds (required): "+eventKindList())
-	insecure := fs.Bool("allow-insecure-loopback", false, "allow an http URL on a loopback host (127.0.0.0/8, ::1, localhost), for development")
-	data := dataFlag(fs)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := required(fs, map[string]string{"tenant": *tenant, "url": *url, "events": *events}); err != nil {
+	a := newAdmin("webhooks add", "webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--data DIR]", stderr)
+	tenant := a.tenant()
+	url := a.requiredString("url", "https URL receiving the events")
+	events := a.requiredString("events", "comma-separated event kinds: "+eventKindList())
+	insecure := a.Bool("allow-insecure-loopback", false, "allow an http URL on a loopback host (127.0.0.0/8, ::1, localhost), for development")
+	if err := a.parse(args); err != nil {
 		return err
 	}
 	kinds, err := connect.ParseEventKinds(*events)
 	if err != nil {
 		return err
 	}
-	return withSubscriptions(*data, func(subs *webhooks.Subscriptions) error {
+	return withSubscriptions(*a.data, func(subs *webhooks.Subscriptions) error {
 		s, secret, err := subs.Add(ctx, connect.NewWebhookSubscription{TenantID: *tenant, URL: *url, Kinds: kinds, AllowInsecureLoopback: *insecure})
 		if err != nil {
 			return err
@@ -73,13 +50,12 @@ func runWebhooksAdd(ctx context.Context, args []string, stdout, stderr io.Writer
 }
 
 func runWebhooksList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("webhooks list", "webhooks list [--tenant T] [--data DIR]", stderr)
-	tenant := fs.String("tenant", "", "only this tenant's subscriptions")
-	data := dataFlag(fs)
-	if err := parse(fs, args); err != nil {
+	a := newAdmin("webhooks list", "webhooks list [--tenant T] [--data DIR]", stderr)
+	tenant := a.String("tenant", "", "only this tenant's subscriptions")
+	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withSubscriptions(*data, func(subs *webhooks.Subscriptions) error {
+	return withSubscriptions(*a.data, func(subs *webhooks.Subscriptions) error {
 		list, err := subs.List(ctx, *tenant)
 		if err != nil {
 			return err
@@ -161,36 +137,18 @@ func runWebhooksDisable(ctx context.Context, args []string, stdout, stderr io.Wr
 // onSubscription parses the flags shared by the commands on one
 // subscription, --tenant and --id, and runs fn on the store.
 func onSubscription(ctx context.Context, name string, args []string, stderr io.Writer, fn func(*webhooks.Subscriptions, string, int64) error) error {
-	fs := newFlags("webhooks "+name, "webhooks "+name+" --tenant T --id N [--data DIR]", stderr)
-	tenant := fs.String("tenant", "", "tenant id (required)")
-	id := fs.Int64("id", 0, "subscription id, as listed (required)")
-	data := dataFlag(fs)
-	if err := parse(fs, args); err != nil {
+	a := newAdmin("webhooks "+name, "webhooks "+name+" --tenant T --id N [--data DIR]", stderr)
+	tenant := a.tenant()
+	id := a.requiredID("id", "subscription id, as listed by webhooks list")
+	if err := a.parse(args); err != nil {
 		return err
 	}
-	if err := required(fs, map[string]string{"tenant": *tenant}); err != nil {
-		return err
-	}
-	if *id <= 0 {
-		return requiredID(fs)
-	}
-	return withSubscriptions(*data, func(subs *webhooks.Subscriptions) error { return fn(subs, *tenant, *id) })
+	return withSubscriptions(*a.data, func(subs *webhooks.Subscriptions) error { return fn(subs, *tenant, *id) })
 }
 
-func requiredID(fs *flag.FlagSet) error {
-	fmt.Fprintln(fs.Output(), "--id is required: the subscription id shown by webhooks list")
-	fs.Usage()
-	return errUsage
-}
-
-// withSubscriptions opens the store in dir for one admin command.
+// withSubscriptions runs fn with the subscription service of the store in dir.
 func withSubscriptions(dir string, fn func(*webhooks.Subscriptions) error) error {
-	s, err := openStore(dir)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	return fn(&webhooks.Subscriptions{Store: s})
+	return withStore(dir, func(s store.Store) error { return fn(&webhooks.Subscriptions{Store: s}) })
 }
 
 func eventKindList() string { return joinKinds(connect.EventKinds) }
