@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
@@ -50,10 +51,14 @@ type Outcome[T any] struct {
 	Replayed bool
 }
 
-// ValidateIdempotencyKey checks a key's form: 1 to 255 printable characters.
+// ValidateIdempotencyKey checks a key's form: 1 to 255 bytes of printable
+// characters in UTF-8. A key that is not UTF-8 could not be stored in its record.
 func ValidateIdempotencyKey(key string) error {
 	if key == "" || len(key) > MaxIdempotencyKeyLength {
 		return connect.Errorf(connect.CodeInvalidRequest, "Idempotency-Key must be 1 to %d characters", MaxIdempotencyKeyLength)
+	}
+	if !utf8.ValidString(key) {
+		return connect.Errorf(connect.CodeInvalidRequest, "Idempotency-Key must be valid UTF-8")
 	}
 	for _, r := range key {
 		if !unicode.IsPrint(r) {

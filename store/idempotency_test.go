@@ -172,6 +172,26 @@ func TestRunIdempotentKeyInUse(t *testing.T) {
 	}
 }
 
+// TestRunIdempotentInvalidUTF8Key: a key that is not UTF-8 is a request error,
+// answered before anything runs, not an internal fault of encoding its record.
+func TestRunIdempotentInvalidUTF8Key(t *testing.T) {
+	c := &counter{s: mustOpen(t)}
+	out, err := c.write(write("abc\xff", `{}`, t0), "x", nil)
+	if connect.ErrorCodeOf(err) != connect.CodeInvalidRequest || out.Replayed {
+		t.Fatalf("key abc\\xff: %+v, %v; want InvalidRequest", out, err)
+	}
+	if c.runs != 0 {
+		t.Errorf("the write ran %d times, want 0", c.runs)
+	}
+	err = c.s.View(bgctx, func(tx store.Tx) error {
+		_, err := tx.IdempotencyRecord(store.IdempotencyKey{TenantID: "t1", ClientID: "c1", Key: "abc\xff"})
+		return err
+	})
+	if !errors.Is(err, connect.ErrNotFound) {
+		t.Errorf("record of the invalid key: %v, want NotFound", err)
+	}
+}
+
 func TestValidateIdempotencyKey(t *testing.T) {
 	tests := []struct {
 		key string
@@ -184,6 +204,10 @@ func TestValidateIdempotencyKey(t *testing.T) {
 		{strings.Repeat("k", 256), false},
 		{"tab\there", false},
 		{"new\nline", false},
+		{"abc\xff", false},
+		{"cut \xc3", false},
+		{"surrogate \xed\xa0\x80", false},
+		{"\xef\xbf\xbd", true}, // U+FFFD itself, encoded correctly
 	}
 	for _, tc := range tests {
 		err := store.ValidateIdempotencyKey(tc.key)
