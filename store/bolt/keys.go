@@ -82,7 +82,10 @@ func createBuckets(btx *bbolt.Tx) error {
 
 // tuple encodes strings so that no two tuples share an encoding and a tuple's
 // encoding is a prefix of every longer tuple starting with the same parts: each
-// part is its length (uvarint) followed by its bytes.
+// part is its length (uvarint) followed by its bytes. Tuples therefore sort by
+// the length of a part before its bytes ("b" before "aa"): a list promised in
+// the order of a string part must be sorted after the scan. (Changing the
+// encoding would break existing files.)
 func tuple(parts ...string) []byte {
 	n := 0
 	for _, p := range parts {

@@ -2,7 +2,9 @@ package bolt
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,6 +75,10 @@ func (t *tx) Clients(tenantID string) ([]store.Client, error) {
 		err := json.Unmarshal(v, &c)
 		list = append(list, c)
 		return true, errors.Wrap(err, "decoding a client")
+	})
+	// Tuple keys sort by length first; the list is documented in string order.
+	slices.SortFunc(list, func(a, b store.Client) int {
+		return cmp.Or(strings.Compare(a.TenantID, b.TenantID), strings.Compare(a.ClientID, b.ClientID))
 	})
 	return list, err
 }

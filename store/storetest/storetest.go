@@ -41,6 +41,7 @@ func Run(t *testing.T, open Opener) {
 		{"CancelledContext", testCancelledContext},
 		{"Appointments", testAppointments},
 		{"CustomerRecords", testCustomerRecords},
+		{"ListOrder", testListOrder},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) { s.fn(t, open) })
