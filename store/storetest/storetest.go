@@ -37,6 +37,7 @@ func Run(t *testing.T, open Opener) {
 		{"PanicLeavesNothing", testPanicLeavesNothing},
 		{"ReopenKeepsData", testReopenKeepsData},
 		{"ConcurrentUpdates", testConcurrentUpdates},
+		{"GroupRollback", testGroupRollback},
 		{"TryLock", testTryLock},
 		{"CancelledContext", testCancelledContext},
 		{"Appointments", testAppointments},
