@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
@@ -14,7 +15,8 @@ import (
 	"github.com/integration-connect/connect"
 )
 
-// DefaultIdempotencyRetention is how long idempotency records are kept.
+// DefaultIdempotencyRetention is how long idempotency records are kept unless
+// a service is configured otherwise.
 const DefaultIdempotencyRetention = 24 * time.Hour
 
 // MaxIdempotencyKeyLength is the longest accepted Idempotency-Key.
@@ -36,8 +38,10 @@ type Write struct {
 	Operation string
 	// Body is the request as JSON; key order and white space do not count.
 	Body []byte
-	// Now is the time of the request; records older than Retention are expired.
-	Now       time.Time
+	// Now is the time of the request.
+	Now time.Time
+	// Retention is how long the record of this write is kept; zero means
+	// DefaultIdempotencyRetention. Records of other writes keep their own.
 	Retention time.Duration
 }
 
@@ -50,10 +54,14 @@ type Outcome[T any] struct {
 	Replayed bool
 }
 
-// ValidateIdempotencyKey checks a key's form: 1 to 255 printable characters.
+// ValidateIdempotencyKey checks a key's form: 1 to 255 bytes of printable
+// characters in UTF-8. A key that is not UTF-8 could not be stored in its record.
 func ValidateIdempotencyKey(key string) error {
 	if key == "" || len(key) > MaxIdempotencyKeyLength {
 		return connect.Errorf(connect.CodeInvalidRequest, "Idempotency-Key must be 1 to %d characters", MaxIdempotencyKeyLength)
+	}
+	if !utf8.ValidString(key) {
+		return connect.Errorf(connect.CodeInvalidRequest, "Idempotency-Key must be valid UTF-8")
 	}
 	for _, r := range key {
 		if !unicode.IsPrint(r) {
@@ -99,7 +107,7 @@ func RunIdempotent[T any](ctx context.Context, s Store, w Write, prepare func() 
 	}
 	defer unlock()
 
-	rec := &IdempotencyRecord{Key: key, Fingerprint: Fingerprint(w.Operation, w.Body), CreatedAt: w.Now}
+	rec := &IdempotencyRecord{Key: key, Fingerprint: Fingerprint(w.Operation, w.Body), CreatedAt: w.Now, ExpiresAt: w.Now.Add(retention(w))}
 	stored, err := liveRecord(ctx, s, key, w)
 	if err != nil {
 		return Outcome[T]{}, err
@@ -148,7 +156,7 @@ func liveRecord(ctx context.Context, s Store, key IdempotencyKey, w Write) (*Ide
 	var rec *IdempotencyRecord
 	err := s.View(ctx, func(tx Tx) error {
 		r, err := tx.IdempotencyRecord(key)
-		if errors.Is(err, connect.ErrNotFound) || (err == nil && expired(r, w)) {
+		if errors.Is(err, connect.ErrNotFound) || (err == nil && r.Expired(w.Now)) {
 			return nil
 		}
 		rec = r
@@ -157,8 +165,11 @@ func liveRecord(ctx context.Context, s Store, key IdempotencyKey, w Write) (*Ide
 	return rec, err
 }
 
-func expired(r *IdempotencyRecord, w Write) bool {
-	return !r.CreatedAt.After(w.Now.Add(-w.Retention))
+func retention(w Write) time.Duration {
+	if w.Retention <= 0 {
+		return DefaultIdempotencyRetention
+	}
+	return w.Retention
 }
 
 func replay[T any](rec *IdempotencyRecord, fingerprint []byte) (Outcome[T], error) {
@@ -178,7 +189,7 @@ func replay[T any](rec *IdempotencyRecord, fingerprint []byte) (Outcome[T], erro
 }
 
 func putRecord(tx Tx, rec *IdempotencyRecord, w Write) error {
-	if _, err := tx.PurgeIdempotencyRecords(w.Now.Add(-w.Retention), purgePerWrite); err != nil {
+	if _, err := tx.PurgeIdempotencyRecords(w.Now, purgePerWrite); err != nil {
 		return err
 	}
 	return tx.PutIdempotencyRecord(rec)

@@ -113,6 +113,75 @@ func TestRunIdempotentExpiry(t *testing.T) {
 	}
 }
 
+// TestRunIdempotentRetentionPerWrite: each record keeps the retention of the
+// write that stored it. A write with a 1h retention purges the records that
+// expired, not a 48h record of the same age; and whether a stored record is
+// replayed depends on its own expiry, not on the retention of the retry.
+func TestRunIdempotentRetentionPerWrite(t *testing.T) {
+	c := &counter{s: mustOpen(t)}
+	short, long := write("short", `{}`, t0), write("long", `{}`, t0)
+	short.Retention, long.Retention = time.Hour, 48*time.Hour
+	for _, w := range []store.Write{short, long} {
+		if _, err := c.write(w, w.Key, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trigger := write("trigger", `{}`, t0.Add(2*time.Hour))
+	trigger.Retention = time.Hour
+	if _, err := c.write(trigger, "trigger", nil); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]error{"short": connect.ErrNotFound, "long": nil, "trigger": nil} {
+		err := c.s.View(bgctx, func(tx store.Tx) error {
+			_, err := tx.IdempotencyRecord(store.IdempotencyKey{TenantID: "t1", ClientID: "c1", Key: key})
+			return err
+		})
+		if !errors.Is(err, want) {
+			t.Errorf("record %q after a 1h write purged: %v, want %v", key, err, want)
+		}
+	}
+	tests := []struct {
+		name       string
+		key        string
+		at         time.Time
+		retention  time.Duration
+		wantReplay bool
+	}{
+		// In time order: each write purges what expired by then.
+		{"1h record, retried under a 24h retention", "trigger", t0.Add(2*time.Hour + 59*time.Minute), 24 * time.Hour, true},
+		{"1h record at its expiry", "trigger", t0.Add(3 * time.Hour), 24 * time.Hour, false},
+		{"48h record, retried under a 1h retention", "long", t0.Add(47 * time.Hour), time.Hour, true},
+		{"48h record at its expiry", "long", t0.Add(48 * time.Hour), 72 * time.Hour, false},
+	}
+	for _, tc := range tests {
+		w := write(tc.key, `{}`, tc.at)
+		w.Retention = tc.retention
+		out, err := c.write(w, "again", nil)
+		if err != nil || out.Replayed != tc.wantReplay {
+			t.Errorf("%s: %+v, %v; want replayed=%v", tc.name, out, err, tc.wantReplay)
+		}
+	}
+}
+
+func TestIdempotencyRecordExpiry(t *testing.T) {
+	tests := []struct {
+		name string
+		rec  store.IdempotencyRecord
+		want time.Time
+	}{
+		{"own expiry", store.IdempotencyRecord{CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}, t0.Add(time.Hour)},
+		{"stored before records had one", store.IdempotencyRecord{CreatedAt: t0}, t0.Add(24 * time.Hour)},
+	}
+	for _, tc := range tests {
+		if got := tc.rec.Expiry(); !got.Equal(tc.want) {
+			t.Errorf("%s: Expiry() = %v, want %v", tc.name, got, tc.want)
+		}
+		if tc.rec.Expired(tc.want.Add(-time.Nanosecond)) || !tc.rec.Expired(tc.want) {
+			t.Errorf("%s: Expired is not false just before %v and true from then on", tc.name, tc.want)
+		}
+	}
+}
+
 func TestRunIdempotentRecordsRequestErrors(t *testing.T) {
 	c := &counter{s: mustOpen(t)}
 	bad := connect.Errorf(connect.CodeInvalidRequest, "targets must be an array")
@@ -172,6 +241,26 @@ func TestRunIdempotentKeyInUse(t *testing.T) {
 	}
 }
 
+// TestRunIdempotentInvalidUTF8Key: a key that is not UTF-8 is a request error,
+// answered before anything runs, not an internal fault of encoding its record.
+func TestRunIdempotentInvalidUTF8Key(t *testing.T) {
+	c := &counter{s: mustOpen(t)}
+	out, err := c.write(write("abc\xff", `{}`, t0), "x", nil)
+	if connect.ErrorCodeOf(err) != connect.CodeInvalidRequest || out.Replayed {
+		t.Fatalf("key abc\\xff: %+v, %v; want InvalidRequest", out, err)
+	}
+	if c.runs != 0 {
+		t.Errorf("the write ran %d times, want 0", c.runs)
+	}
+	err = c.s.View(bgctx, func(tx store.Tx) error {
+		_, err := tx.IdempotencyRecord(store.IdempotencyKey{TenantID: "t1", ClientID: "c1", Key: "abc\xff"})
+		return err
+	})
+	if !errors.Is(err, connect.ErrNotFound) {
+		t.Errorf("record of the invalid key: %v, want NotFound", err)
+	}
+}
+
 func TestValidateIdempotencyKey(t *testing.T) {
 	tests := []struct {
 		key string
@@ -184,6 +273,10 @@ func TestValidateIdempotencyKey(t *testing.T) {
 		{strings.Repeat("k", 256), false},
 		{"tab\there", false},
 		{"new\nline", false},
+		{"abc\xff", false},
+		{"cut \xc3", false},
+		{"surrogate \xed\xa0\x80", false},
+		{"\xef\xbf\xbd", true}, // U+FFFD itself, encoded correctly
 	}
 	for _, tc := range tests {
 		err := store.ValidateIdempotencyKey(tc.key)

@@ -89,15 +89,18 @@ type JobTx interface {
 	Jobs(tenantID string, f JobFilter, skip, take int) ([]connect.ImportJobSummary, int, error)
 }
 
-// IdempotencyTx stores the outcomes of idempotent writes.
+// IdempotencyTx stores the outcomes of idempotent writes. Each record carries
+// its own expiry, so services keeping their records for different times share
+// one store without purging each other's.
 type IdempotencyTx interface {
-	// IdempotencyRecord returns the record stored under key.
+	// IdempotencyRecord returns the record stored under key, expired or not.
 	IdempotencyRecord(key IdempotencyKey) (*IdempotencyRecord, error)
 	// PutIdempotencyRecord stores r, replacing a record with the same key.
 	PutIdempotencyRecord(r *IdempotencyRecord) error
-	// PurgeIdempotencyRecords deletes up to limit records created before cutoff,
-	// oldest first, and returns how many it deleted.
-	PurgeIdempotencyRecords(cutoff time.Time, limit int) (int, error)
+	// PurgeIdempotencyRecords deletes up to limit records expired at now (see
+	// IdempotencyRecord.Expired), those expiring first first, and returns how
+	// many it deleted.
+	PurgeIdempotencyRecords(now time.Time, limit int) (int, error)
 }
 
 // Client is an Integration Client as stored: its public fields and the SHA-256
@@ -177,11 +180,31 @@ type IdempotencyKey struct {
 // IdempotencyRecord is the stored outcome of an idempotent write: either a result
 // (Result, Created) or a request error (ErrorCode, ErrorMessage).
 type IdempotencyRecord struct {
-	Key          IdempotencyKey    `json:"key"`
-	Fingerprint  []byte            `json:"fingerprint"`
-	CreatedAt    time.Time         `json:"createdAt"`
+	Key         IdempotencyKey `json:"key"`
+	Fingerprint []byte         `json:"fingerprint"`
+	CreatedAt   time.Time      `json:"createdAt"`
+	// ExpiresAt is CreatedAt plus the retention of the service that wrote the
+	// record. Zero in records stored before it existed; see Expiry.
+	ExpiresAt    time.Time         `json:"expiresAt,omitzero"`
 	Created      bool              `json:"created"`
 	Result       []byte            `json:"result"`
 	ErrorCode    connect.ErrorCode `json:"errorCode,omitempty"`
 	ErrorMessage string            `json:"errorMessage,omitempty"`
 }
+
+// legacyIdempotencyRetention is assumed for records stored without an
+// ExpiresAt: the default retention of the services that wrote them.
+const legacyIdempotencyRetention = 24 * time.Hour
+
+// Expiry returns when r expires: ExpiresAt, or CreatedAt + 24h for a record
+// stored before records had an ExpiresAt.
+func (r *IdempotencyRecord) Expiry() time.Time {
+	if r.ExpiresAt.IsZero() {
+		return r.CreatedAt.Add(legacyIdempotencyRetention)
+	}
+	return r.ExpiresAt
+}
+
+// Expired reports whether r has expired at now: from its Expiry on, its key
+// is free again and the record may be purged.
+func (r *IdempotencyRecord) Expired(now time.Time) bool { return !now.Before(r.Expiry()) }

@@ -58,11 +58,24 @@ func TestWebhooksEndToEnd(t *testing.T) {
 	if !signedWith(secret, last.header, last.body) || last.header.Get("webhook-id") != got[0].header.Get("webhook-id") {
 		t.Errorf("the delivery is not signed with the secret of webhooks add, or its retry changed id: %v", last.header)
 	}
-	status, metrics := call(t, "GET", strings.TrimSuffix(d.url, "/api/v1")+"/metrics", "", "")
-	for _, want := range []string{`connect_webhook_deliveries_total{outcome="http_error"} 1`, `connect_webhook_deliveries_total{outcome="delivered"} 1`} {
-		if status != 200 || !strings.Contains(string(metrics), want) {
-			t.Errorf("/metrics lacks %s", want)
+	// The receiver answers before the daemon counts the attempt: poll.
+	wants := []string{`connect_webhook_deliveries_total{outcome="http_error"} 1`, `connect_webhook_deliveries_total{outcome="delivered"} 1`}
+	var missing []string
+	for {
+		status, metrics := call(t, "GET", strings.TrimSuffix(d.url, "/api/v1")+"/metrics", "", "")
+		missing = missing[:0]
+		for _, want := range wants {
+			if status != 200 || !strings.Contains(string(metrics), want) {
+				missing = append(missing, want)
+			}
 		}
+		if len(missing) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, want := range missing {
+		t.Errorf("/metrics lacks %s", want)
 	}
 	if code := d.stop(t); code != 0 {
 		t.Errorf("exit status %d; stderr:\n%s", code, d.stderr)

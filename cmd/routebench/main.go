@@ -27,6 +27,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/cockroachdb/errors"
+
 	"github.com/integration-connect/connect/routesuggest/bench"
 	"github.com/integration-connect/connect/routesuggest/solver"
 )
@@ -53,11 +55,11 @@ func (r refFlag) String() string { return fmt.Sprint(map[string]float64(r)) }
 func (r refFlag) Set(s string) error {
 	name, value, ok := strings.Cut(s, "=")
 	if !ok || name == "" {
-		return fmt.Errorf("want NAME=VALUE, got %q", s)
+		return errors.Newf("want NAME=VALUE, got %q", s)
 	}
 	v, err := strconv.ParseFloat(value, 64)
 	if err != nil || v == 0 {
-		return fmt.Errorf("reference %q is not a non-zero number", value)
+		return errors.Newf("reference %q is not a non-zero number", value)
 	}
 	r[name] = v
 	return nil
@@ -109,7 +111,7 @@ func parseFlags(args []string, stderr io.Writer) (options, []string, error) {
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
-		return opts, nil, fmt.Errorf("no files")
+		return opts, nil, errors.New("no files")
 	}
 	return opts, fs.Args(), nil
 }

@@ -7,7 +7,9 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
@@ -55,7 +57,7 @@ func (d *Dispatcher) next(ctx context.Context, tenantID string, id int64) (*stor
 	var event *store.Event
 	err := d.cfg.Store.View(ctx, func(tx store.Tx) (err error) {
 		sub, event = nil, nil
-		if sub, err = tx.Subscription(tenantID, id); err != nil || !sub.Enabled || !due(sub, d.cfg.Now()) {
+		if sub, err = tx.Subscription(tenantID, id); err != nil || !sub.Enabled || !d.ready(sub, d.cfg.Now()) {
 			return err
 		}
 		event, err = tx.NextEvent(sub.TenantID, sub.Kinds, sub.Cursor)
@@ -78,9 +80,12 @@ func (d *Dispatcher) deliver(ctx context.Context, sub *store.Subscription, event
 	d.metrics.deliveries.WithLabelValues(outcome).Inc()
 	// A delivery is recorded even when Stop comes now, so it is not repeated.
 	if rerr := d.record(context.WithoutCancel(ctx), sub, event, start, err); rerr != nil {
-		d.cfg.Logger.Error("webhooks: recording a delivery", "subscription", sub.ID, "eventId", event.ID, "error", rerr)
+		until := d.hold(sub)
+		d.cfg.Logger.Error("webhooks: recording a delivery; the next attempt waits in memory",
+			"subscription", sub.ID, "eventId", event.ID, "nextAttemptAt", until, "error", rerr)
 		return false
 	}
+	d.unhold(sub.ID)
 	return err == nil
 }
 
@@ -199,9 +204,16 @@ func (d *Dispatcher) report(sub *store.Subscription, event *store.Event, attempt
 	}
 }
 
+// truncate makes s valid UTF-8 and cuts it to at most n bytes on a character
+// boundary, marking a cut with "…". Failure texts quote receivers (a status
+// line may be in any encoding) and a subscription must stay encodable as JSON.
 func truncate(s string, n int) string {
+	s = strings.ToValidUTF8(s, string(utf8.RuneError))
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

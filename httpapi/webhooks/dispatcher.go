@@ -77,7 +77,7 @@ type Config struct {
 // receives its events in order, each at least once (again after a failure,
 // or when the dispatcher stopped between a delivery and its record). Failed
 // attempts (network errors, timeouts, other answers) are retried with
-// exponential backoff. Deliveries run outside store transactions on their own
+// exponential backoff, kept in memory when the store cannot record it. Deliveries run outside store transactions on their own
 // goroutines, so a slow receiver delays nothing but its own subscription.
 type Dispatcher struct {
 	cfg     Config
@@ -85,6 +85,7 @@ type Dispatcher struct {
 
 	mu        sync.Mutex
 	busy      map[int64]bool // subscriptions with a delivery goroutine
+	held      map[int64]hold // subscriptions whose last outcome could not be recorded
 	cancel    context.CancelFunc
 	stopped   chan struct{}
 	lastPrune time.Time
@@ -103,7 +104,7 @@ func NewDispatcher(cfg Config) (*Dispatcher, error) {
 			return nil, err
 		}
 	}
-	return &Dispatcher{cfg: cfg, metrics: m, busy: map[int64]bool{}}, nil
+	return &Dispatcher{cfg: cfg, metrics: m, busy: map[int64]bool{}, held: map[int64]hold{}}, nil
 }
 
 func withDefaults(cfg Config) Config {
@@ -193,7 +194,7 @@ func (d *Dispatcher) poll(ctx context.Context) {
 	now := d.cfg.Now()
 	d.metrics.observeHeads(heads, now)
 	for _, h := range heads {
-		if h.sub.Enabled && h.event != nil && due(&h.sub, now) {
+		if h.sub.Enabled && h.event != nil && d.ready(&h.sub, now) {
 			d.startDelivering(ctx, h.sub.TenantID, h.sub.ID)
 		}
 	}

@@ -1,6 +1,10 @@
 package webhooks
 
-import "time"
+import (
+	"time"
+
+	"github.com/integration-connect/connect/store"
+)
 
 // jitter is the largest share by which a retry delay is shortened at random,
 // so many subscriptions failing at once do not retry at once.
@@ -15,4 +19,43 @@ func (d *Dispatcher) delay(n int) time.Duration {
 	}
 	base = min(base, d.cfg.RetryMax)
 	return base - time.Duration(float64(base)*jitter*d.cfg.Rand())
+}
+
+// hold is the schedule of a subscription whose last outcome could not be
+// recorded: the store still holds the schedule from before that attempt.
+type hold struct {
+	attempts int       // failed attempts in a row, recorded or not
+	until    time.Time // no attempt before
+}
+
+// hold keeps sub from being attempted again before the delay a recorded
+// failure would have set, and returns when it may be. Without it a store that
+// refuses the record (a full disk, a record it cannot encode) would leave the
+// stored schedule due, and the subscription would be retried at every poll.
+// The hold lives in memory only: after a restart the stored schedule rules.
+func (d *Dispatcher) hold(sub *store.Subscription) time.Time {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	h := d.held[sub.ID]
+	h.attempts = max(h.attempts, sub.Attempts) + 1
+	h.until = d.cfg.Now().Add(d.delay(h.attempts))
+	d.held[sub.ID] = h
+	return h.until
+}
+
+// unhold drops the hold of a subscription whose outcome was recorded: the
+// stored schedule is current again.
+func (d *Dispatcher) unhold(id int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.held, id)
+}
+
+// ready reports whether s may get an attempt at now: its stored schedule and
+// its hold, if any, both allow it.
+func (d *Dispatcher) ready(s *store.Subscription, now time.Time) bool {
+	d.mu.Lock()
+	h, held := d.held[s.ID]
+	d.mu.Unlock()
+	return due(s, now) && (!held || !h.until.After(now))
 }

@@ -1,11 +1,12 @@
 package bench_test
 
 import (
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cockroachdb/errors"
 
 	"github.com/integration-connect/connect/routesuggest/bench"
 	"github.com/integration-connect/connect/routesuggest/solver"
@@ -102,24 +103,25 @@ func TestParseTOPTWVariants(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
-	tests := []struct{ name, file string }{
-		{"empty", ""},
-		{"unsupported weight type", "NAME: g\nTYPE: TSP\nDIMENSION: 1\nEDGE_WEIGHT_TYPE: GEO\nNODE_COORD_SECTION\n1 1 1\n"},
-		{"unsupported type", "NAME: a\nTYPE: ATSP\nDIMENSION: 1\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 1 1\n"},
-		{"missing coordinates", "NAME: m\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 1 1\nEOF\n"},
-		{"no coordinate section", "NAME: m\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\n"},
-		{"bad coordinate", "NAME: m\nDIMENSION: 1\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 x 1\n"},
-		{"header line without colon", "NAME m\nNODE_COORD_SECTION\n"},
-		{"no vertices", "4 10 100 1\n0 200\n"},
-		{"short vertex line", "1 1\n0 200\n0 0 0 0 0 0 0 0 100\n1 2 3\n"},
-		{"depot not first", "1 1\n0 200\n1 0 0 0 5 0 0 0 100\n"},
-		{"fractional score", "1 1\n0 200\n0 0 0 0 0 0 0 0 100\n1 1 1 1 2.5 1 1 1 0 10\n"},
-		{"text in numbers", "1 1\n0 200\n0 0 0 0 0 0 0 0 100\n1 1 1 1 x 1 1 1 0 10\n"},
+	tests := []struct{ name, file, msg string }{
+		{"empty", "", "bench: bad instance file: empty file"},
+		{"unsupported weight type", "NAME: g\nTYPE: TSP\nDIMENSION: 1\nEDGE_WEIGHT_TYPE: GEO\nNODE_COORD_SECTION\n1 1 1\n", "bench: bad instance file: EDGE_WEIGHT_TYPE \"GEO\" is not supported (only EUC_2D)"},
+		{"unsupported type", "NAME: a\nTYPE: ATSP\nDIMENSION: 1\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 1 1\n", "bench: bad instance file: TYPE ATSP is not supported (only TSP)"},
+		{"missing coordinates", "NAME: m\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 1 1\nEOF\n", "bench: bad instance file: NODE_COORD_SECTION has 1 nodes, DIMENSION says 3"},
+		{"no coordinate section", "NAME: m\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\n", "bench: bad instance file: no NODE_COORD_SECTION"},
+		{"bad coordinate", "NAME: m\nDIMENSION: 1\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 x 1\n", "bench: bad instance file: coordinate line 1: \"x\" is not a number"},
+		{"header line without colon", "NAME m\nNODE_COORD_SECTION\n", "bench: bad instance file: line 1: \"NAME m\" is neither `KEY : value` nor NODE_COORD_SECTION"},
+		{"no vertices", "4 10 100 1\n0 200\n", "bench: bad instance file: no vertex lines"},
+		{"short vertex line", "1 1\n0 200\n0 0 0 0 0 0 0 0 100\n1 2 3\n", "bench: bad instance file: line 4: vertex line has 3 fields, want at least 9"},
+		{"depot not first", "1 1\n0 200\n1 0 0 0 5 0 0 0 100\n", "bench: bad instance file: the first vertex is 1, want the depot 0"},
+		{"fractional score", "1 1\n0 200\n0 0 0 0 0 0 0 0 100\n1 1 1 1 2.5 1 1 1 0 10\n", "bench: bad instance file: vertex 1: score 2.5 is not an integer"},
+		{"text in numbers", "1 1\n0 200\n0 0 0 0 0 0 0 0 100\n1 1 1 1 x 1 1 1 0 10\n", "bench: bad instance file: line 4: \"x\" is not a number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := bench.Parse("f", []byte(tt.file)); !errors.Is(err, bench.ErrFormat) {
-				t.Fatalf("err = %v, want ErrFormat", err)
+			_, err := bench.Parse("f", []byte(tt.file))
+			if !errors.Is(err, bench.ErrFormat) || err.Error() != tt.msg {
+				t.Fatalf("err = %v, want ErrFormat: %q", err, tt.msg)
 			}
 		})
 	}
@@ -169,18 +171,20 @@ func TestVerifyRejects(t *testing.T) {
 		name  string
 		in    *bench.Instance
 		route []int
+		msg   string
 	}{
-		{"tour misses a node", tsp, tour[:50]},
-		{"tour repeats a node", tsp, append(append([]int{}, tour[:50]...), 7)},
-		{"tour does not start at the depot", tsp, append(append([]int{}, tour[1:]...), 1)},
-		{"unknown node", tsp, append(append([]int{}, tour[:50]...), 99)},
-		{"window missed", optw, []int{0, 58, 59}},
-		{"budget exceeded", optw, []int{0, 59, 5, 83, 16, 85, 26, 13, 89, 58, 97}},
+		{"tour misses a node", tsp, tour[:50], "bench: route rejected: visits 50 of 51 nodes"},
+		{"tour repeats a node", tsp, append(append([]int{}, tour[:50]...), 7), "bench: route rejected: node 7 is visited twice"},
+		{"tour does not start at the depot", tsp, append(append([]int{}, tour[1:]...), 1), "bench: route rejected: does not start at the depot 1"},
+		{"unknown node", tsp, append(append([]int{}, tour[:50]...), 99), "bench: route rejected: node 99 does not exist"},
+		{"window missed", optw, []int{0, 58, 59}, "bench: route rejected: vertex 59: service starts at 225.1, after its window closes at 28.0"},
+		{"budget exceeded", optw, []int{0, 59, 5, 83, 16, 85, 26, 13, 89, 58, 97}, "bench: route rejected: vertex 97: service starts at 229.0, after its window closes at 143.0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := tt.in.Verify(tt.route); !errors.Is(err, bench.ErrRoute) {
-				t.Fatalf("err = %v, want ErrRoute", err)
+			_, err := tt.in.Verify(tt.route)
+			if !errors.Is(err, bench.ErrRoute) || err.Error() != tt.msg {
+				t.Fatalf("err = %v, want ErrRoute: %q", err, tt.msg)
 			}
 		})
 	}

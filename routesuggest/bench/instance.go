@@ -6,11 +6,11 @@ package bench
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/cockroachdb/errors"
 
 	"github.com/integration-connect/connect/routesuggest/solver"
 )
@@ -59,7 +59,7 @@ func Parse(path string, data []byte) (*Instance, error) {
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	fields := strings.Fields(string(data))
 	if len(fields) == 0 {
-		return nil, fmt.Errorf("%w: empty file", ErrFormat)
+		return nil, errors.Newf("%w: empty file", ErrFormat)
 	}
 	if _, err := strconv.ParseFloat(fields[0], 64); err == nil {
 		return parseTOPTW(name, data)
@@ -80,7 +80,7 @@ func parseNumbers(fields []string) ([]float64, error) {
 	for i, f := range fields {
 		v, err := strconv.ParseFloat(f, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", f)
+			return nil, errors.Newf("%q is not a number", f)
 		}
 		out[i] = v
 	}
@@ -91,7 +91,7 @@ func parseNumbers(fields []string) ([]float64, error) {
 func parseID(s string) (int, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || v != float64(int(v)) {
-		return 0, fmt.Errorf("node number %q is not an integer", s)
+		return 0, errors.Newf("node number %q is not an integer", s)
 	}
 	return int(v), nil
 }

@@ -1,9 +1,10 @@
 package bench
 
 import (
-	"fmt"
 	"math"
 	"strings"
+
+	"github.com/cockroachdb/errors"
 
 	"github.com/integration-connect/connect/routesuggest/solver"
 )
@@ -24,16 +25,16 @@ func parseTOPTW(name string, data []byte) (*Instance, error) {
 		f := strings.Fields(line)
 		if len(f) == 0 || (len(f) < minVertexFields && len(in.Nodes) == 0) {
 			if _, err := parseNumbers(f); err != nil {
-				return nil, fmt.Errorf("%w: line %d: %v", ErrFormat, i+1, err)
+				return nil, errors.Newf("%w: line %d: %v", ErrFormat, i+1, err)
 			}
 			continue // blank or header line
 		}
 		node, err := parseVertex(f)
 		if err != nil {
-			return nil, fmt.Errorf("%w: line %d: %v", ErrFormat, i+1, err)
+			return nil, errors.Newf("%w: line %d: %v", ErrFormat, i+1, err)
 		}
 		if seen[node.ID] {
-			return nil, fmt.Errorf("%w: line %d: vertex %d appears twice", ErrFormat, i+1, node.ID)
+			return nil, errors.Newf("%w: line %d: vertex %d appears twice", ErrFormat, i+1, node.ID)
 		}
 		seen[node.ID] = true
 		in.integral = in.integral && isInt(node.X) && isInt(node.Y)
@@ -45,7 +46,7 @@ func parseTOPTW(name string, data []byte) (*Instance, error) {
 // parseVertex parses one vertex line.
 func parseVertex(f []string) (Node, error) {
 	if len(f) < minVertexFields {
-		return Node{}, fmt.Errorf("vertex line has %d fields, want at least %d", len(f), minVertexFields)
+		return Node{}, errors.Newf("vertex line has %d fields, want at least %d", len(f), minVertexFields)
 	}
 	id, err := parseID(f[0])
 	if err != nil {
@@ -62,19 +63,19 @@ func parseVertex(f []string) (Node, error) {
 // checkTOPTW checks the parsed vertices for what the mapping relies on.
 func checkTOPTW(in *Instance) error {
 	if len(in.Nodes) == 0 {
-		return fmt.Errorf("%w: no vertex lines", ErrFormat)
+		return errors.Newf("%w: no vertex lines", ErrFormat)
 	}
 	if in.Nodes[0].ID != 0 {
-		return fmt.Errorf("%w: the first vertex is %d, want the depot 0", ErrFormat, in.Nodes[0].ID)
+		return errors.Newf("%w: the first vertex is %d, want the depot 0", ErrFormat, in.Nodes[0].ID)
 	}
 	for _, v := range in.Nodes {
 		switch {
 		case v.Score != math.Trunc(v.Score):
-			return fmt.Errorf("%w: vertex %d: score %v is not an integer", ErrFormat, v.ID, v.Score)
+			return errors.Newf("%w: vertex %d: score %v is not an integer", ErrFormat, v.ID, v.Score)
 		case v.Close < v.Open:
-			return fmt.Errorf("%w: vertex %d: window [%v, %v] closes before it opens", ErrFormat, v.ID, v.Open, v.Close)
+			return errors.Newf("%w: vertex %d: window [%v, %v] closes before it opens", ErrFormat, v.ID, v.Open, v.Close)
 		case v.Service < 0:
-			return fmt.Errorf("%w: vertex %d: negative service %v", ErrFormat, v.ID, v.Service)
+			return errors.Newf("%w: vertex %d: negative service %v", ErrFormat, v.ID, v.Service)
 		}
 	}
 	return nil

@@ -1,10 +1,11 @@
 package bench
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/cockroachdb/errors"
 
 	"github.com/integration-connect/connect/routesuggest/solver"
 )
@@ -48,13 +49,13 @@ func parseTSPHeader(ls []string) (tspHeader, int, error) {
 		}
 		key, value, ok := strings.Cut(line, ":")
 		if !ok {
-			return h, 0, fmt.Errorf("%w: line %d: %q is neither `KEY : value` nor NODE_COORD_SECTION", ErrFormat, i+1, line)
+			return h, 0, errors.Newf("%w: line %d: %q is neither `KEY : value` nor NODE_COORD_SECTION", ErrFormat, i+1, line)
 		}
 		if err := h.set(strings.ToUpper(strings.TrimSpace(key)), strings.TrimSpace(value)); err != nil {
-			return h, 0, fmt.Errorf("%w: line %d: %v", ErrFormat, i+1, err)
+			return h, 0, errors.Newf("%w: line %d: %v", ErrFormat, i+1, err)
 		}
 	}
-	return h, 0, fmt.Errorf("%w: no NODE_COORD_SECTION", ErrFormat)
+	return h, 0, errors.Newf("%w: no NODE_COORD_SECTION", ErrFormat)
 }
 
 // set records one header key.
@@ -69,7 +70,7 @@ func (h *tspHeader) set(key, value string) error {
 	case "DIMENSION":
 		n, err := strconv.Atoi(value)
 		if err != nil || n < 1 {
-			return fmt.Errorf("DIMENSION %q is not a positive integer", value)
+			return errors.Newf("DIMENSION %q is not a positive integer", value)
 		}
 		h.dimension = n
 	}
@@ -80,11 +81,11 @@ func (h *tspHeader) set(key, value string) error {
 func (h *tspHeader) check() error {
 	switch {
 	case h.typ != "" && h.typ != "TSP":
-		return fmt.Errorf("%w: TYPE %s is not supported (only TSP)", ErrFormat, h.typ)
+		return errors.Newf("%w: TYPE %s is not supported (only TSP)", ErrFormat, h.typ)
 	case h.weightType != "EUC_2D":
-		return fmt.Errorf("%w: EDGE_WEIGHT_TYPE %q is not supported (only EUC_2D)", ErrFormat, h.weightType)
+		return errors.Newf("%w: EDGE_WEIGHT_TYPE %q is not supported (only EUC_2D)", ErrFormat, h.weightType)
 	case h.dimension == 0:
-		return fmt.Errorf("%w: no DIMENSION", ErrFormat)
+		return errors.Newf("%w: no DIMENSION", ErrFormat)
 	}
 	return nil
 }
@@ -95,7 +96,7 @@ func parseCoords(ls []string, n int) ([]Node, error) {
 	seen := make(map[int]bool, n)
 	for i := 0; len(nodes) < n; i++ {
 		if i == len(ls) || strings.TrimSpace(ls[i]) == "EOF" {
-			return nil, fmt.Errorf("%w: NODE_COORD_SECTION has %d nodes, DIMENSION says %d", ErrFormat, len(nodes), n)
+			return nil, errors.Newf("%w: NODE_COORD_SECTION has %d nodes, DIMENSION says %d", ErrFormat, len(nodes), n)
 		}
 		f := strings.Fields(ls[i])
 		if len(f) == 0 {
@@ -103,10 +104,10 @@ func parseCoords(ls []string, n int) ([]Node, error) {
 		}
 		node, err := parseCoordLine(f)
 		if err != nil {
-			return nil, fmt.Errorf("%w: coordinate line %d: %v", ErrFormat, len(nodes)+1, err)
+			return nil, errors.Newf("%w: coordinate line %d: %v", ErrFormat, len(nodes)+1, err)
 		}
 		if seen[node.ID] {
-			return nil, fmt.Errorf("%w: node %d appears twice", ErrFormat, node.ID)
+			return nil, errors.Newf("%w: node %d appears twice", ErrFormat, node.ID)
 		}
 		seen[node.ID] = true
 		nodes = append(nodes, node)
@@ -118,7 +119,7 @@ func parseCoords(ls []string, n int) ([]Node, error) {
 // scientific notation.
 func parseCoordLine(f []string) (Node, error) {
 	if len(f) != 3 {
-		return Node{}, fmt.Errorf("want `id x y`, got %d fields", len(f))
+		return Node{}, errors.Newf("want `id x y`, got %d fields", len(f))
 	}
 	id, err := parseID(f[0])
 	if err != nil {

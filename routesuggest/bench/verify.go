@@ -1,9 +1,9 @@
 package bench
 
 import (
-	"errors"
-	"fmt"
 	"math"
+
+	"github.com/cockroachdb/errors"
 )
 
 // ErrRoute is wrapped by every Verify error.
@@ -36,7 +36,7 @@ func (in *Instance) routeIndices(route []int) ([]int, error) {
 		byID[v.ID] = i
 	}
 	if len(route) == 0 || route[0] != in.Nodes[0].ID {
-		return nil, fmt.Errorf("%w: does not start at the depot %d", ErrRoute, in.Nodes[0].ID)
+		return nil, errors.Newf("%w: does not start at the depot %d", ErrRoute, in.Nodes[0].ID)
 	}
 	seen := make([]bool, len(in.Nodes))
 	idx := make([]int, len(route))
@@ -44,9 +44,9 @@ func (in *Instance) routeIndices(route []int) ([]int, error) {
 		i, ok := byID[id]
 		switch {
 		case !ok:
-			return nil, fmt.Errorf("%w: node %d does not exist", ErrRoute, id)
+			return nil, errors.Newf("%w: node %d does not exist", ErrRoute, id)
 		case seen[i]:
-			return nil, fmt.Errorf("%w: node %d is visited twice", ErrRoute, id)
+			return nil, errors.Newf("%w: node %d is visited twice", ErrRoute, id)
 		}
 		seen[i], idx[k] = true, i
 	}
@@ -57,7 +57,7 @@ func (in *Instance) routeIndices(route []int) ([]int, error) {
 // length with EUC_2D distances.
 func (in *Instance) verifyTour(idx []int) (int64, error) {
 	if len(idx) != len(in.Nodes) {
-		return 0, fmt.Errorf("%w: visits %d of %d nodes", ErrRoute, len(idx), len(in.Nodes))
+		return 0, errors.Newf("%w: visits %d of %d nodes", ErrRoute, len(idx), len(in.Nodes))
 	}
 	var length int64
 	for k, i := range idx {
@@ -81,13 +81,13 @@ func (in *Instance) verifySchedule(idx []int) (int64, error) {
 		}
 		t = math.Max(t, v.Open)
 		if t > v.Close+timeEps {
-			return 0, fmt.Errorf("%w: vertex %d: service starts at %.1f, after its window closes at %.1f", ErrRoute, v.ID, t, v.Close)
+			return 0, errors.Newf("%w: vertex %d: service starts at %.1f, after its window closes at %.1f", ErrRoute, v.ID, t, v.Close)
 		}
 		t += v.Service
 		score += v.Score
 	}
 	if t > depot.Close+timeEps {
-		return 0, fmt.Errorf("%w: back at the depot at %.1f, after the budget %.1f", ErrRoute, t, depot.Close)
+		return 0, errors.Newf("%w: back at the depot at %.1f, after the budget %.1f", ErrRoute, t, depot.Close)
 	}
 	return int64(score), nil
 }

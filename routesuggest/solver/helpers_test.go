@@ -1,10 +1,11 @@
 package solver_test
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/cockroachdb/errors"
 
 	"github.com/integration-connect/connect/routesuggest/solver"
 )
@@ -108,7 +109,7 @@ func schedule(p solver.Problem, order []int) ([]solver.Visit, error) {
 		}
 		start, ok := earliestStart(p, s, arr)
 		if !ok {
-			return nil, fmt.Errorf("stop %d reached at %d misses its windows", i, arr)
+			return nil, errors.Newf("stop %d reached at %d misses its windows", i, arr)
 		}
 		if k == 0 && p.Start < 0 {
 			arr = start
@@ -117,7 +118,7 @@ func schedule(p solver.Problem, order []int) ([]solver.Visit, error) {
 		t, prev = start+s.Service, s.Node
 	}
 	if end := endTime(p, t, prev); end > p.ShiftEnd {
-		return nil, fmt.Errorf("route ends at %d after the shift end %d", end, p.ShiftEnd)
+		return nil, errors.Newf("route ends at %d after the shift end %d", end, p.ShiftEnd)
 	}
 	return visits, nil
 }

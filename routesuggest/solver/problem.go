@@ -1,6 +1,6 @@
 package solver
 
-import "errors"
+import "github.com/cockroachdb/errors"
 
 // MaxTime bounds every time, duration and travel time of a Problem (in
 // absolute value), so that sums along a route can never overflow int64.

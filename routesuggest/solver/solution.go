@@ -1,6 +1,6 @@
 package solver
 
-import "fmt"
+import "github.com/cockroachdb/errors"
 
 // Check evaluates a given order of stops (indices into p.Stops): it
 // schedules every stop at its earliest feasible service start and returns
@@ -29,15 +29,15 @@ func checkOrder(m *model, order []int, maxStops int) error {
 	seen := make([]bool, m.n)
 	for i, id := range order {
 		if id < 0 || id >= m.n {
-			return fmt.Errorf("%w: order[%d]: stop %d does not exist", ErrInvalid, i, id)
+			return errors.Newf("%w: order[%d]: stop %d does not exist", ErrInvalid, i, id)
 		}
 		if seen[id] {
-			return fmt.Errorf("%w: order[%d]: stop %d is visited twice", ErrInfeasible, i, id)
+			return errors.Newf("%w: order[%d]: stop %d is visited twice", ErrInfeasible, i, id)
 		}
 		seen[id] = true
 	}
 	if maxStops > 0 && len(order) > maxStops {
-		return fmt.Errorf("%w: %d stops, more than MaxStops %d", ErrInfeasible, len(order), maxStops)
+		return errors.Newf("%w: %d stops, more than MaxStops %d", ErrInfeasible, len(order), maxStops)
 	}
 	return nil
 }
@@ -53,15 +53,15 @@ func explain(r *route) error {
 		id := r.seq[p]
 		arr := r.departure(p-1) + m.at(r.seq[p-1], id)
 		if len(m.win[id]) == 0 {
-			return fmt.Errorf("%w: order[%d]: stop %d has no window inside the shift", ErrInfeasible, p-1, id)
+			return errors.Newf("%w: order[%d]: stop %d has no window inside the shift", ErrInfeasible, p-1, id)
 		}
-		return fmt.Errorf("%w: order[%d]: stop %d is reached at %d, after its last window closes at %d",
+		return errors.Newf("%w: order[%d]: stop %d is reached at %d, after its last window closes at %d",
 			ErrInfeasible, p-1, id, arr, m.win[id][len(m.win[id])-1].Close)
 	}
 	if m.hasEnd {
-		return fmt.Errorf("%w: the route reaches End at %d, after ShiftEnd %d", ErrInfeasible, r.es[last], m.shiftEnd)
+		return errors.Newf("%w: the route reaches End at %d, after ShiftEnd %d", ErrInfeasible, r.es[last], m.shiftEnd)
 	}
-	return fmt.Errorf("%w: the last service ends at %d, after ShiftEnd %d", ErrInfeasible, r.es[last], m.shiftEnd)
+	return errors.Newf("%w: the last service ends at %d, after ShiftEnd %d", ErrInfeasible, r.es[last], m.shiftEnd)
 }
 
 // solution converts a feasible route into the public Solution.

@@ -2,11 +2,12 @@ package solver_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cockroachdb/errors"
 
 	"github.com/integration-connect/connect/routesuggest/solver"
 )
@@ -224,18 +225,18 @@ func TestCheck(t *testing.T) {
 		name  string
 		order []int
 		err   error
-		text  string
+		msg   string
 	}{
 		{"feasible", []int{0, 1}, nil, ""},
-		{"unknown stop", []int{0, 7}, solver.ErrInvalid, "order[1]"},
-		{"repeated stop", []int{1, 1}, solver.ErrInfeasible, "twice"},
-		{"too many stops", []int{1, 0, 2}, solver.ErrInfeasible, "MaxStops"},
+		{"unknown stop", []int{0, 7}, solver.ErrInvalid, "solver: invalid problem: order[1]: stop 7 does not exist"},
+		{"repeated stop", []int{1, 1}, solver.ErrInfeasible, "solver: infeasible route: order[1]: stop 1 is visited twice"},
+		{"too many stops", []int{1, 0, 2}, solver.ErrInfeasible, "solver: infeasible route: 3 stops, more than MaxStops 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := solver.Check(p, tt.order)
-			if !errors.Is(err, tt.err) || (err != nil && !strings.Contains(err.Error(), tt.text)) {
-				t.Fatalf("err = %v, want %v mentioning %q", err, tt.err, tt.text)
+			if !errors.Is(err, tt.err) || (err != nil && err.Error() != tt.msg) {
+				t.Fatalf("err = %v, want %v: %q", err, tt.err, tt.msg)
 			}
 		})
 	}

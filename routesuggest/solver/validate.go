@@ -3,11 +3,13 @@ package solver
 import (
 	"fmt"
 	"slices"
+
+	"github.com/cockroachdb/errors"
 )
 
 // invalid returns an error wrapping ErrInvalid that names the field.
 func invalid(field, format string, args ...any) error {
-	return fmt.Errorf("%w: %s: %s", ErrInvalid, field, fmt.Sprintf(format, args...))
+	return errors.Newf("%w: %s: %s", ErrInvalid, field, fmt.Sprintf(format, args...))
 }
 
 // validate checks everything that can be checked without reading travel

@@ -24,7 +24,7 @@ var (
 	bucketJobIndex      = []byte("job_index")          // jobFilterKey + ^id → nothing
 	bucketJobCounts     = []byte("job_counts")         // jobFilterKey → count
 	bucketIdempotency   = []byte("idempotency")        // tuple(tenant, client, key) → IdempotencyRecord
-	bucketIdempotencyAt = []byte("idempotency_by_age") // unix nanos + tuple(tenant, client, key) → nothing
+	bucketIdempotencyAt = []byte("idempotency_expiry") // expiry unix nanos + tuple(tenant, client, key) → nothing
 	bucketEvents        = []byte("events")             // seq → Event (see outbox.go)
 	bucketEventIndex    = []byte("event_index")        // tuple(tenant, kind) + seq → nothing
 	bucketWebhooks      = []byte("webhooks")           // id → Subscription
@@ -64,25 +64,23 @@ var allBuckets = [][]byte{
 	bucketRouteSuggestions, bucketRouteSuggestionsByJob, bucketProfiles, bucketEmployees,
 }
 
-// schemaVersion is written to meta so a later layout change can migrate.
-const schemaVersion = 1
-
+// createBuckets prepares a new file, or brings an existing one up to
+// schemaVersion (see migrate.go), in one transaction.
 func createBuckets(btx *bbolt.Tx) error {
 	for _, name := range allBuckets {
 		if _, err := btx.CreateBucketIfNotExists(name); err != nil {
 			return errors.Wrapf(err, "creating bucket %s", name)
 		}
 	}
-	meta := btx.Bucket(bucketMeta)
-	if meta.Get([]byte("schema")) == nil {
-		return meta.Put([]byte("schema"), u64(schemaVersion))
-	}
-	return nil
+	return migrate(btx)
 }
 
 // tuple encodes strings so that no two tuples share an encoding and a tuple's
 // encoding is a prefix of every longer tuple starting with the same parts: each
-// part is its length (uvarint) followed by its bytes.
+// part is its length (uvarint) followed by its bytes. Tuples therefore sort by
+// the length of a part before its bytes ("b" before "aa"): a list promised in
+// the order of a string part must be sorted after the scan. (Changing the
+// encoding would break existing files.)
 func tuple(parts ...string) []byte {
 	n := 0
 	for _, p := range parts {

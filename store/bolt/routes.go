@@ -1,6 +1,9 @@
 package bolt
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
 
@@ -105,7 +108,10 @@ func (t *tx) Employee(tenantID, id string) (*store.Employee, error) {
 }
 
 func (t *tx) Employees(tenantID string) ([]store.Employee, error) {
-	return list[store.Employee](t, bucketEmployees, tuple(tenantID))
+	employees, err := list[store.Employee](t, bucketEmployees, tuple(tenantID))
+	// Tuple keys sort by length first; the list is documented in id order.
+	slices.SortFunc(employees, func(a, b store.Employee) int { return strings.Compare(a.ID, b.ID) })
+	return employees, err
 }
 
 func (t *tx) DeleteEmployee(tenantID, id string) error {

@@ -2,7 +2,9 @@ package bolt
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,6 +75,10 @@ func (t *tx) Clients(tenantID string) ([]store.Client, error) {
 		err := json.Unmarshal(v, &c)
 		list = append(list, c)
 		return true, errors.Wrap(err, "decoding a client")
+	})
+	// Tuple keys sort by length first; the list is documented in string order.
+	slices.SortFunc(list, func(a, b store.Client) int {
+		return cmp.Or(strings.Compare(a.TenantID, b.TenantID), strings.Compare(a.ClientID, b.ClientID))
 	})
 	return list, err
 }
@@ -233,7 +239,8 @@ func (t *tx) Jobs(tenantID string, f store.JobFilter, skip, take int) ([]connect
 
 func idempotencyKey(k store.IdempotencyKey) []byte { return tuple(k.TenantID, k.ClientID, k.Key) }
 
-func ageKey(at time.Time, key []byte) []byte {
+// expiryKey lists a record under its expiry, so expired records come first.
+func expiryKey(at time.Time, key []byte) []byte {
 	return append(u64(uint64(at.UnixNano())), key...)
 }
 
@@ -247,31 +254,31 @@ func (t *tx) IdempotencyRecord(key store.IdempotencyKey) (*store.IdempotencyReco
 
 func (t *tx) PutIdempotencyRecord(r *store.IdempotencyRecord) error {
 	key := idempotencyKey(r.Key)
-	records, ages := t.bucket(bucketIdempotency), t.bucket(bucketIdempotencyAt)
+	records, expiries := t.bucket(bucketIdempotency), t.bucket(bucketIdempotencyAt)
 	if old, err := t.IdempotencyRecord(r.Key); err == nil {
-		if err := ages.Delete(ageKey(old.CreatedAt, key)); err != nil {
+		if err := expiries.Delete(expiryKey(old.Expiry(), key)); err != nil {
 			return errors.Wrap(err, "unindexing an idempotency record")
 		}
 	}
-	if err := ages.Put(ageKey(r.CreatedAt, key), nil); err != nil {
+	if err := expiries.Put(expiryKey(r.Expiry(), key), nil); err != nil {
 		return errors.Wrap(err, "indexing an idempotency record")
 	}
 	return put(records, key, r)
 }
 
-func (t *tx) PurgeIdempotencyRecords(cutoff time.Time, limit int) (int, error) {
-	records, ages := t.bucket(bucketIdempotency), t.bucket(bucketIdempotencyAt)
-	end := u64(uint64(cutoff.UnixNano()))
+func (t *tx) PurgeIdempotencyRecords(now time.Time, limit int) (int, error) {
+	records, expiries := t.bucket(bucketIdempotency), t.bucket(bucketIdempotencyAt)
+	end := u64(uint64(now.UnixNano()))
 	var expired [][]byte
-	c := ages.Cursor()
-	for k, _ := c.First(); k != nil && len(expired) < limit && bytes.Compare(k[:8], end) < 0; k, _ = c.Next() {
+	c := expiries.Cursor()
+	for k, _ := c.First(); k != nil && len(expired) < limit && bytes.Compare(k[:8], end) <= 0; k, _ = c.Next() {
 		expired = append(expired, bytes.Clone(k))
 	}
 	for _, k := range expired {
 		if err := records.Delete(k[8:]); err != nil {
 			return 0, errors.Wrap(err, "purging an idempotency record")
 		}
-		if err := ages.Delete(k); err != nil {
+		if err := expiries.Delete(k); err != nil {
 			return 0, errors.Wrap(err, "purging an idempotency record")
 		}
 	}

@@ -37,10 +37,12 @@ func Run(t *testing.T, open Opener) {
 		{"PanicLeavesNothing", testPanicLeavesNothing},
 		{"ReopenKeepsData", testReopenKeepsData},
 		{"ConcurrentUpdates", testConcurrentUpdates},
+		{"GroupRollback", testGroupRollback},
 		{"TryLock", testTryLock},
 		{"CancelledContext", testCancelledContext},
 		{"Appointments", testAppointments},
 		{"CustomerRecords", testCustomerRecords},
+		{"ListOrder", testListOrder},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) { s.fn(t, open) })
@@ -273,9 +275,11 @@ func testIdempotency(t *testing.T, open Opener) {
 		return store.IdempotencyKey{TenantID: "t1", ClientID: "c1", Key: k}
 	}
 	records := []*store.IdempotencyRecord{
-		{Key: key("old"), Fingerprint: []byte("f1"), CreatedAt: t0, Result: []byte(`{"a":1}`)},
-		{Key: key("middle"), Fingerprint: []byte("f2"), CreatedAt: t0.Add(time.Hour), ErrorCode: connect.CodeInvalidRequest, ErrorMessage: "bad"},
-		{Key: key("new"), Fingerprint: []byte("f3"), CreatedAt: t0.Add(2 * time.Hour), Created: true},
+		{Key: key("short"), Fingerprint: []byte("f1"), CreatedAt: t0, ExpiresAt: t0.Add(time.Hour), Result: []byte(`{"a":1}`)},
+		{Key: key("long"), Fingerprint: []byte("f2"), CreatedAt: t0, ExpiresAt: t0.Add(48 * time.Hour), ErrorCode: connect.CodeInvalidRequest, ErrorMessage: "bad"},
+		{Key: key("new"), Fingerprint: []byte("f3"), CreatedAt: t0.Add(2 * time.Hour), ExpiresAt: t0.Add(3 * time.Hour), Created: true},
+		// Stored before records had an expiry: it expires 24h after its creation.
+		{Key: key("legacy"), Fingerprint: []byte("f4"), CreatedAt: t0},
 	}
 	update(t, s, func(tx store.Tx) error {
 		for _, r := range records {
@@ -286,41 +290,50 @@ func testIdempotency(t *testing.T, open Opener) {
 		return nil
 	})
 	view(t, s, func(tx store.Tx) error {
-		got, err := tx.IdempotencyRecord(key("middle"))
-		if err != nil || string(got.Fingerprint) != "f2" || got.ErrorCode != connect.CodeInvalidRequest || got.ErrorMessage != "bad" {
-			t.Errorf("IdempotencyRecord(middle) = %+v, %v", got, err)
+		got, err := tx.IdempotencyRecord(key("long"))
+		if err != nil || string(got.Fingerprint) != "f2" || got.ErrorCode != connect.CodeInvalidRequest || got.ErrorMessage != "bad" || !got.ExpiresAt.Equal(t0.Add(48*time.Hour)) {
+			t.Errorf("IdempotencyRecord(long) = %+v, %v", got, err)
 		}
-		_, err = tx.IdempotencyRecord(store.IdempotencyKey{TenantID: "t1", ClientID: "c2", Key: "middle"})
+		_, err = tx.IdempotencyRecord(store.IdempotencyKey{TenantID: "t1", ClientID: "c2", Key: "long"})
 		wantNotFound(t, "same key of another client", err)
 		return nil
 	})
-	// Replacing "old" with a newer record moves it in the age order.
+	// Replacing "short" with a record expiring later moves it in the expiry order.
 	update(t, s, func(tx store.Tx) error {
-		return tx.PutIdempotencyRecord(&store.IdempotencyRecord{Key: key("old"), Fingerprint: []byte("f4"), CreatedAt: t0.Add(3 * time.Hour)})
+		return tx.PutIdempotencyRecord(&store.IdempotencyRecord{Key: key("short"), Fingerprint: []byte("f5"), CreatedAt: t0.Add(3 * time.Hour), ExpiresAt: t0.Add(4 * time.Hour)})
 	})
-	var purged int
-	update(t, s, func(tx store.Tx) (err error) {
-		purged, err = tx.PurgeIdempotencyRecords(t0.Add(150*time.Minute), 10)
-		return err
-	})
-	if purged != 2 {
-		t.Errorf("purged %d records, want 2 (middle and new)", purged)
+	steps := []struct {
+		now        time.Time
+		limit      int
+		wantPurged int
+		wantKept   []string
+	}{
+		{t0.Add(3*time.Hour - time.Nanosecond), 10, 0, []string{"short", "long", "new", "legacy"}},
+		{t0.Add(3 * time.Hour), 10, 1, []string{"short", "long", "legacy"}}, // expired at its expiry
+		{t0.Add(30 * time.Hour), 0, 0, []string{"short", "long", "legacy"}},
+		{t0.Add(30 * time.Hour), 1, 1, []string{"long", "legacy"}}, // the first to expire first
+		{t0.Add(24*time.Hour - time.Nanosecond), 10, 0, []string{"long", "legacy"}},
+		{t0.Add(24 * time.Hour), 10, 1, []string{"long"}},
+		{t0.Add(48 * time.Hour), 10, 1, nil},
 	}
-	view(t, s, func(tx store.Tx) error {
-		_, err := tx.IdempotencyRecord(key("middle"))
-		wantNotFound(t, "purged record", err)
-		got, err := tx.IdempotencyRecord(key("old"))
-		if err != nil || string(got.Fingerprint) != "f4" {
-			t.Errorf("replaced record = %+v, %v", got, err)
+	for _, st := range steps {
+		var purged int
+		update(t, s, func(tx store.Tx) (err error) {
+			purged, err = tx.PurgeIdempotencyRecords(st.now, st.limit)
+			return err
+		})
+		var kept []string
+		view(t, s, func(tx store.Tx) error {
+			for _, k := range []string{"short", "long", "new", "legacy"} {
+				if _, err := tx.IdempotencyRecord(key(k)); err == nil {
+					kept = append(kept, k)
+				}
+			}
+			return nil
+		})
+		if purged != st.wantPurged || fmt.Sprint(kept) != fmt.Sprint(st.wantKept) {
+			t.Errorf("PurgeIdempotencyRecords(t0+%v, %d) purged %d, kept %v; want %d, %v", st.now.Sub(t0), st.limit, purged, kept, st.wantPurged, st.wantKept)
 		}
-		return nil
-	})
-	update(t, s, func(tx store.Tx) (err error) {
-		purged, err = tx.PurgeIdempotencyRecords(t0.Add(10*time.Hour), 0)
-		return err
-	})
-	if purged != 0 {
-		t.Errorf("purge with limit 0 deleted %d records", purged)
 	}
 }
 
