@@ -1412,11 +1412,6 @@ func received(e *json.SemanticError) string {
 // "planning.estimatedWorkMinutes must be between 5 and 480". It returns nil when v
 // is valid.
 func Validate(v any) error {
-	if path := invalidUTF8(reflect.ValueOf(v), ""); path != "" {
-		// JSON cannot carry such a string; a Go caller can, and it must not
-		// reach the store, whose records are JSON.
-		return &Error{Code: CodeInvalidRequest, Message: path + " must be valid UTF-8"}
-	}
 	err := validate().Struct(v)
 	if err == nil {
 		return nil
@@ -1430,6 +1425,17 @@ func Validate(v any) error {
 		msgs[i] = fieldMessage(fe)
 	}
 	return &Error{Code: CodeInvalidRequest, Message: strings.Join(msgs, "; ")}
+}
+
+// CheckUTF8 returns an InvalidRequest error naming the first string of v that
+// is not valid UTF-8, or nil. JSON cannot carry such a string (the decoder
+// refuses it), but a Go caller of a typed entry point can, and it must not
+// reach the store, whose records are JSON: the typed entry points call it.
+func CheckUTF8(v any) error {
+	if path := invalidUTF8(reflect.ValueOf(v), ""); path != "" {
+		return &Error{Code: CodeInvalidRequest, Message: path + " must be valid UTF-8"}
+	}
+	return nil
 }
 
 // invalidUTF8 returns the JSON path of the first string in v that is not valid

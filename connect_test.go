@@ -179,7 +179,7 @@ func TestWebhookEnvelope(t *testing.T) {
 	}
 }
 
-func TestValidateRefusesInvalidUTF8(t *testing.T) {
+func TestCheckUTF8(t *testing.T) {
 	bad := "caf\xe9"
 	tests := []struct {
 		target connect.InboundTarget
@@ -191,7 +191,7 @@ func TestValidateRefusesInvalidUTF8(t *testing.T) {
 		{connect.InboundTarget{ExternalID: "x", Title: "t", CustomFields: map[string]*string{bad: nil}}, "customFields.caf\uFFFD must be valid UTF-8"},
 	}
 	for _, tc := range tests {
-		err := connect.Validate(&tc.target)
+		err := connect.CheckUTF8(&tc.target)
 		if connect.ErrorCodeOf(err) != connect.CodeInvalidRequest || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("got %v, want %q", err, tc.want)
 		}

@@ -18,7 +18,7 @@ func operationCancel(id string) string {
 // body as a Go value. See connect.AppointmentService.
 func (s *Service) CancelAppointmentRequest(ctx context.Context, caller connect.Caller, id string, req connect.CancelAppointmentRequest, opts connect.WriteOptions) (connect.CancelAppointmentOutcome, error) {
 	return s.cancel(ctx, caller, id, opts, func() ([]byte, error) { return encodeBody(req) }, func() (connect.CancelAppointmentRequest, error) {
-		return req, nil
+		return req, connect.CheckUTF8(&req)
 	})
 }
 

@@ -73,7 +73,7 @@ func (s *Service) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Milli
 // connect.AppointmentService.
 func (s *Service) SubmitAppointmentRequest(ctx context.Context, caller connect.Caller, req connect.NewAppointmentRequest, opts connect.WriteOptions) (connect.AppointmentOutcome, error) {
 	return s.submit(ctx, caller, opts, func() ([]byte, error) { return encodeBody(req) }, func() (connect.NewAppointmentRequest, error) {
-		return req, nil
+		return req, connect.CheckUTF8(&req)
 	})
 }
 

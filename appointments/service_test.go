@@ -548,3 +548,16 @@ func TestTypedAndJSONSubmitAgree(t *testing.T) {
 		t.Errorf("metadata stored as %s; the caller's value became %s", typed.Metadata, req.Metadata)
 	}
 }
+
+// TestTypedSubmitWithInvalidUTF8: a Go caller's string that JSON cannot carry
+// is a request error naming the field, not an internal fault.
+func TestTypedSubmitWithInvalidUTF8(t *testing.T) {
+	f := mustOpen(t)
+	req := validRequest()
+	bad := "caf\xe9"
+	req.Description = &bad
+	_, err := f.svc.SubmitAppointmentRequest(t.Context(), client, req, connect.WriteOptions{})
+	if connect.ErrorCodeOf(err) != connect.CodeInvalidRequest || !strings.Contains(err.Error(), "description must be valid UTF-8") {
+		t.Errorf("got %v", err)
+	}
+}

@@ -70,7 +70,7 @@ func New(cfg Config) *Service {
 // ImportTarget imports one target given as a Go value. See connect.Importer.
 func (s *Service) ImportTarget(ctx context.Context, caller connect.Caller, target connect.InboundTarget, opts connect.WriteOptions) (connect.ImportOutcome, error) {
 	return s.importSingle(ctx, caller, opts, func() ([]byte, error) { return json.Marshal(target) }, func() (*run, error) {
-		return s.newRun(caller, connect.InboundTargetBatch{}, []item{{target: target}}), nil
+		return s.newRun(caller, connect.InboundTargetBatch{}, []item{typedItem(target, "")}), nil
 	})
 }
 
@@ -94,7 +94,7 @@ func (s *Service) ImportBatch(ctx context.Context, caller connect.Caller, batch 
 		}
 		items := make([]item, len(batch.Targets))
 		for i, t := range batch.Targets {
-			items[i] = item{target: t, problem: problem}
+			items[i] = typedItem(t, problem)
 		}
 		return s.newRun(caller, batch, items), nil
 	})
@@ -159,6 +159,15 @@ func (s *Service) execute(ctx context.Context, caller connect.Caller, opts conne
 		return r.execute, nil
 	})
 	return connect.ImportOutcome{Result: out.Value, Created: out.Created, Replayed: out.Replayed}, err
+}
+
+// typedItem is a target given as a Go value, with the batch's problem if any.
+// Its strings are checked for UTF-8 here, since no JSON decoder did.
+func typedItem(t connect.InboundTarget, problem string) item {
+	if err := connect.CheckUTF8(&t); err != nil && problem == "" {
+		problem = connect.AsError(err).Message
+	}
+	return item{target: t, problem: problem}
 }
 
 // checkEnvelope checks a batch envelope. No targets, too many targets and an

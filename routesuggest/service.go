@@ -78,7 +78,9 @@ func (s *Service) CreateRouteSuggestion(ctx context.Context, caller connect.Call
 			return connect.RouteSuggestionOutcome{}, errors.Wrap(err, "encoding the request for its fingerprint")
 		}
 	}
-	return s.create(ctx, caller, jobID, body, opts, func() (connect.CreateImportJobRouteSuggestionRequest, error) { return req, nil })
+	return s.create(ctx, caller, jobID, body, opts, func() (connect.CreateImportJobRouteSuggestionRequest, error) {
+		return req, connect.CheckUTF8(&req)
+	})
 }
 
 func (s *Service) create(ctx context.Context, caller connect.Caller, jobID int64, body []byte, opts connect.WriteOptions, decode func() (connect.CreateImportJobRouteSuggestionRequest, error)) (connect.RouteSuggestionOutcome, error) {
