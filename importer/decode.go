@@ -112,7 +112,7 @@ func (d *decoder) walk(raw []byte, member func(tokens *jsontext.Decoder, name st
 func (d *decoder) unknownFields(raw []byte, s *schema) []string {
 	var unknown []string
 	_ = d.walk(raw, func(tokens *jsontext.Decoder, name string) error {
-		return checkMember(tokens, s, name, name, &unknown)
+		return checkMember(tokens, s, "", name, &unknown)
 	})
 	return unknown
 }
@@ -135,10 +135,14 @@ func batchWarnings(body []byte) []connect.InboundImportWarning {
 	return warnings
 }
 
-func checkMember(tokens *jsontext.Decoder, s *schema, name, path string, unknown *[]string) error {
+// checkMember checks the member name of the object at parent (a dotted path,
+// "" at the top) and its value, adding the paths of unknown members to
+// unknown. Paths are only built for unknown members: this runs for every
+// member of every target.
+func checkMember(tokens *jsontext.Decoder, s *schema, parent, name string, unknown *[]string) error {
 	child, known := s.fields[name]
 	if !known {
-		*unknown = append(*unknown, path)
+		*unknown = append(*unknown, joinPath(parent, name))
 		return tokens.SkipValue()
 	}
 	if child == nil || tokens.PeekKind() != '{' {
@@ -147,17 +151,25 @@ func checkMember(tokens *jsontext.Decoder, s *schema, name, path string, unknown
 	if _, err := tokens.ReadToken(); err != nil {
 		return err
 	}
+	path := joinPath(parent, name)
 	for tokens.PeekKind() != '}' {
 		tok, err := tokens.ReadToken()
 		if err != nil {
 			return err
 		}
-		if err := checkMember(tokens, child, tok.String(), path+"."+tok.String(), unknown); err != nil {
+		if err := checkMember(tokens, child, path, tok.String(), unknown); err != nil {
 			return err
 		}
 	}
 	_, err := tokens.ReadToken()
 	return err
+}
+
+func joinPath(parent, name string) string {
+	if parent == "" {
+		return name
+	}
+	return parent + "." + name
 }
 
 // schema is the tree of JSON member names of a struct type; a nil child means
