@@ -122,7 +122,7 @@ func (t *tx) CreateTarget(target *store.Target) error {
 	if err := ids.Put(identity, idKey(id)); err != nil {
 		return errors.Wrap(err, "indexing a target")
 	}
-	return put(t.bucket(bucketTargets), idKey(id), target)
+	return put(t.bucket(bucketTargets), idKey(id), target, compact)
 }
 
 func (t *tx) UpdateTarget(target *store.Target) error {
@@ -134,7 +134,7 @@ func (t *tx) UpdateTarget(target *store.Target) error {
 	if old.TenantID != target.TenantID || old.SourceSystem != target.SourceSystem || old.ExternalID != target.ExternalID {
 		return errors.AssertionFailedf("target %d: identity cannot change", target.ID)
 	}
-	return put(targets, idKey(target.ID), target)
+	return put(targets, idKey(target.ID), target, compact)
 }
 
 // --- jobs
@@ -176,7 +176,7 @@ func (t *tx) CreateJob(j *store.Job) error {
 	if err := put(t.bucket(bucketJobs), idKey(id), &summary); err != nil {
 		return err
 	}
-	if err := put(t.bucket(bucketJobItems), idKey(id), j.Items); err != nil {
+	if err := put(t.bucket(bucketJobItems), idKey(id), j.Items, compact); err != nil {
 		return err
 	}
 	return t.indexJob(j)
