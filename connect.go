@@ -555,29 +555,29 @@ func (c ImportCounters) Status() JobStatus {
 
 // InboundImportResult is the answer to a single or batch import.
 type InboundImportResult struct {
-	ImportJobID    int64     `json:"importJobId"`
-	Status         JobStatus `json:"status"`
-	ImportCounters `json:",inline"`
-	Items          []InboundImportItemResult `json:"items"`
+	ImportJobID int64     `json:"importJobId"`
+	Status      JobStatus `json:"status"`
+	ImportCounters
+	Items []InboundImportItemResult `json:"items"`
 	// Links holds paths relative to the server root; the HTTP host fills them.
 	Links map[string]string `json:"links"`
 }
 
 // ImportJobSummary is an import job as listed.
 type ImportJobSummary struct {
-	ID             int64     `json:"id"`
-	SourceSystem   string    `json:"sourceSystem"`
-	BatchID        *string   `json:"batchId"`
-	Status         JobStatus `json:"status"`
-	ImportCounters `json:",inline"`
+	ID           int64     `json:"id"`
+	SourceSystem string    `json:"sourceSystem"`
+	BatchID      *string   `json:"batchId"`
+	Status       JobStatus `json:"status"`
+	ImportCounters
 	CreatedAtUtc   time.Time  `json:"createdAtUtc"`
 	ProcessedAtUtc *time.Time `json:"processedAtUtc"`
 }
 
 // ImportJobDetails is an import job with every item result.
 type ImportJobDetails struct {
-	ImportJobSummary `json:",inline"`
-	Items            []InboundImportItemResult `json:"items"`
+	ImportJobSummary
+	Items []InboundImportItemResult `json:"items"`
 }
 
 // ImportJobList is one page of import jobs, newest first.
@@ -977,14 +977,14 @@ const (
 // submitted fields, defaulted (priority normal), plus the server's fields. The id
 // is `apr_` + 26 characters that sort by creation time.
 type AppointmentRequest struct {
-	ID                    string            `json:"id"`
-	Status                AppointmentStatus `json:"status"`
-	NewAppointmentRequest `json:",inline"`
-	CreatedAt             time.Time    `json:"createdAt"`
-	UpdatedAt             time.Time    `json:"updatedAt"`
-	CancelledAt           *time.Time   `json:"cancelledAt"`
-	CancelReason          *string      `json:"cancelReason"`
-	CancelledBy           *CancelledBy `json:"cancelledBy"`
+	ID     string            `json:"id"`
+	Status AppointmentStatus `json:"status"`
+	NewAppointmentRequest
+	CreatedAt    time.Time    `json:"createdAt"`
+	UpdatedAt    time.Time    `json:"updatedAt"`
+	CancelledAt  *time.Time   `json:"cancelledAt"`
+	CancelReason *string      `json:"cancelReason"`
+	CancelledBy  *CancelledBy `json:"cancelledBy"`
 }
 
 // AppointmentStatusChange is one entry of a request's status history.

@@ -29,8 +29,12 @@ type item struct {
 // batchBody is a batch as it arrives: the envelope decoded and validated as a
 // whole, each target kept raw so it is decoded on its own.
 type batchBody struct {
-	connect.InboundTargetBatch `json:",inline"`
-	Targets                    []jsontext.Value `json:"targets"`
+	connect.InboundTargetBatch
+	Targets []jsontext.Value `json:"targets"`
+	// Unknown collects the envelope members that are not in the schema while
+	// the body is decoded, so finding them needs no second pass over the
+	// (large) body.
+	Unknown jsontext.Value `json:",embed"`
 }
 
 // lenientSyntax lets one target's duplicate names or bad UTF-8 through the
@@ -125,13 +129,14 @@ func unknownField(path, schemaName string) connect.InboundImportWarning {
 	}
 }
 
-// batchWarnings are the warnings about the envelope of a batch body: its
-// unknown members. They concern every item, so every item carries them.
-func batchWarnings(body []byte) []connect.InboundImportWarning {
+// warnings are the warnings about the envelope: its unknown members. They
+// concern every item, so every item carries them.
+func (b batchBody) warnings() []connect.InboundImportWarning {
 	var warnings []connect.InboundImportWarning
-	for _, path := range newDecoder().unknownFields(body, batchSchema) {
-		warnings = append(warnings, unknownField(path, "InboundTargetBatch"))
-	}
+	_ = newDecoder().walk(b.Unknown, func(tokens *jsontext.Decoder, name string) error {
+		warnings = append(warnings, unknownField(name, "InboundTargetBatch"))
+		return tokens.SkipValue()
+	})
 	return warnings
 }
 
@@ -176,10 +181,7 @@ func joinPath(parent, name string) string {
 // the member's value is not checked (scalars, free-form maps).
 type schema struct{ fields map[string]*schema }
 
-var (
-	targetSchema = schemaOf(reflect.TypeFor[connect.InboundTarget]())
-	batchSchema  = schemaOf(reflect.TypeFor[connect.InboundTargetBatch]())
-)
+var targetSchema = schemaOf(reflect.TypeFor[connect.InboundTarget]())
 
 // stringTypes are structs written as JSON strings, not objects.
 var stringTypes = map[reflect.Type]bool{reflect.TypeFor[time.Time](): true, reflect.TypeFor[connect.Date](): true}

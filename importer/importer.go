@@ -112,11 +112,13 @@ func (s *Service) ImportBatchJSON(ctx context.Context, caller connect.Caller, bo
 		if err != nil {
 			return nil, err
 		}
-		envelope := batchWarnings(body)
+		envelope := b.warnings()
 		items := make([]item, len(b.Targets))
 		inParallel(len(items), func(d *decoder, i int) {
 			items[i] = d.decodeTarget(b.Targets[i])
-			items[i].warnings = append(slices.Clone(envelope), items[i].warnings...)
+			if len(envelope) > 0 {
+				items[i].warnings = append(slices.Clone(envelope), items[i].warnings...)
+			}
 			if items[i].problem == "" {
 				items[i].problem = problem
 			}

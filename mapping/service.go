@@ -103,9 +103,9 @@ type CustomerList struct {
 
 // CustomerDetails is a customer with its locations and contacts.
 type CustomerDetails struct {
-	store.Customer `json:",inline"`
-	Locations      []store.CustomerLocation `json:"locations"`
-	Contacts       []store.CustomerContact  `json:"contacts"`
+	store.Customer
+	Locations []store.CustomerLocation `json:"locations"`
+	Contacts  []store.CustomerContact  `json:"contacts"`
 }
 
 // ListCustomers returns one page of the tenant's customers.

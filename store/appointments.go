@@ -23,8 +23,8 @@ type AppointmentTx interface {
 // AppointmentRequest is an appointment request as stored: the record, the client
 // that submitted it, and its complete status history, oldest first.
 type AppointmentRequest struct {
-	TenantID                   string `json:"tenantId"`
-	ClientID                   string `json:"clientId"`
-	connect.AppointmentRequest `json:",inline"`
-	History                    []connect.AppointmentStatusChange `json:"history"`
+	TenantID string `json:"tenantId"`
+	ClientID string `json:"clientId"`
+	connect.AppointmentRequest
+	History []connect.AppointmentStatusChange `json:"history"`
 }

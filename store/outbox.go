@@ -61,8 +61,8 @@ type Event struct {
 // Subscription is a webhook subscription as stored: what is listed, and the
 // signing secret, which the dispatcher needs in full to sign deliveries.
 type Subscription struct {
-	connect.WebhookSubscription `json:",inline"`
-	Secret                      string `json:"secret"`
+	connect.WebhookSubscription
+	Secret string `json:"secret"`
 }
 
 // EventIDPrefix starts every event id, so an id says what it names.

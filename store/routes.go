@@ -43,8 +43,8 @@ type RouteTx interface {
 
 // RouteSuggestion is a route suggestion as stored.
 type RouteSuggestion struct {
-	TenantID                string `json:"tenantId"`
-	connect.RouteSuggestion `json:",inline"`
+	TenantID string `json:"tenantId"`
+	connect.RouteSuggestion
 }
 
 // OptimizationProfile is how routes of a tenant are planned: travel speed and

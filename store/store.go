@@ -106,8 +106,8 @@ type IdempotencyTx interface {
 // Client is an Integration Client as stored: its public fields and the SHA-256
 // hash of its API key. The key itself is never stored.
 type Client struct {
-	connect.Client `json:",inline"`
-	KeyHash        []byte `json:"keyHash"`
+	connect.Client
+	KeyHash []byte `json:"keyHash"`
 }
 
 // TargetStatus is the state of a stored target.
@@ -157,9 +157,9 @@ func (e TargetEffective) HasCoordinates() bool { return e.Latitude != nil && e.L
 
 // Job is an import job as stored.
 type Job struct {
-	TenantID                 string `json:"tenantId"`
-	ClientID                 string `json:"clientId"`
-	connect.ImportJobDetails `json:",inline"`
+	TenantID string `json:"tenantId"`
+	ClientID string `json:"clientId"`
+	connect.ImportJobDetails
 }
 
 // JobFilter selects jobs by status and source system; empty fields match all.
