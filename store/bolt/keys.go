@@ -112,6 +112,20 @@ func get(b *bbolt.Bucket, key []byte, v any) error {
 	return errors.Wrap(json.Unmarshal(data, v), "decoding a record")
 }
 
+// getOwned decodes the record kept under a global id and returns it only when
+// it belongs to tenantID: another tenant's record is not found, exactly as if
+// it did not exist. owner reads the record's tenant.
+func getOwned[T any](b *bbolt.Bucket, id int64, tenantID string, owner func(*T) string) (*T, error) {
+	var r T
+	if err := get(b, idKey(id), &r); err != nil {
+		return nil, err
+	}
+	if owner(&r) != tenantID {
+		return nil, connect.ErrNotFound
+	}
+	return &r, nil
+}
+
 // put encodes v under key.
 func put(b *bbolt.Bucket, key []byte, v any, opts ...json.Options) error {
 	data, err := json.Marshal(v, opts...)

@@ -140,14 +140,7 @@ func (t *tx) CreateSubscription(s *store.Subscription) error {
 }
 
 func (t *tx) Subscription(tenantID string, id int64) (*store.Subscription, error) {
-	var s store.Subscription
-	if err := get(t.bucket(bucketWebhooks), idKey(id), &s); err != nil {
-		return nil, err
-	}
-	if s.TenantID != tenantID {
-		return nil, connect.ErrNotFound
-	}
-	return &s, nil
+	return getOwned(t.bucket(bucketWebhooks), id, tenantID, func(r *store.Subscription) string { return r.TenantID })
 }
 
 func (t *tx) PutSubscription(s *store.Subscription) error {

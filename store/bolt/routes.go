@@ -39,14 +39,7 @@ func (t *tx) PutRouteSuggestion(r *store.RouteSuggestion) error {
 }
 
 func (t *tx) RouteSuggestion(tenantID string, id int64) (*store.RouteSuggestion, error) {
-	var r store.RouteSuggestion
-	if err := get(t.bucket(bucketRouteSuggestions), idKey(id), &r); err != nil {
-		return nil, err
-	}
-	if r.TenantID != tenantID {
-		return nil, connect.ErrNotFound
-	}
-	return &r, nil
+	return getOwned(t.bucket(bucketRouteSuggestions), id, tenantID, func(r *store.RouteSuggestion) string { return r.TenantID })
 }
 
 func (t *tx) RouteSuggestionsForJob(tenantID string, jobID int64) ([]store.RouteSuggestion, error) {

@@ -98,14 +98,7 @@ func (t *tx) TargetByExternalID(tenantID, sourceSystem, externalID string) (*sto
 }
 
 func (t *tx) Target(tenantID string, id int64) (*store.Target, error) {
-	var target store.Target
-	if err := get(t.bucket(bucketTargets), idKey(id), &target); err != nil {
-		return nil, err
-	}
-	if target.TenantID != tenantID {
-		return nil, connect.ErrNotFound
-	}
-	return &target, nil
+	return getOwned(t.bucket(bucketTargets), id, tenantID, func(r *store.Target) string { return r.TenantID })
 }
 
 func (t *tx) CreateTarget(target *store.Target) error {
@@ -203,17 +196,14 @@ func count(b *bbolt.Bucket, key []byte) uint64 {
 }
 
 func (t *tx) Job(tenantID string, id int64) (*store.Job, error) {
-	var j store.Job
-	if err := get(t.bucket(bucketJobs), idKey(id), &j); err != nil {
+	j, err := getOwned(t.bucket(bucketJobs), id, tenantID, func(r *store.Job) string { return r.TenantID })
+	if err != nil {
 		return nil, err
-	}
-	if j.TenantID != tenantID {
-		return nil, connect.ErrNotFound
 	}
 	if err := get(t.bucket(bucketJobItems), idKey(id), &j.Items); err != nil {
 		return nil, err
 	}
-	return &j, nil
+	return j, nil
 }
 
 func (t *tx) Jobs(tenantID string, f store.JobFilter, skip, take int) ([]connect.ImportJobSummary, int, error) {
