@@ -89,17 +89,7 @@ func (m *Mapper) updateContact(r *result, c *store.CustomerContact, in *connect.
 		c.LocationID = r.locationID()
 		changed = true
 	}
-	if !changed {
-		r.note(connect.MappingMapped)
-		return nil
-	}
-	c.UpdatedAt = m.now
-	m.forget()
-	if err := m.tx.UpdateContact(c); err != nil {
-		return r.saved("contact", err)
-	}
-	r.note(connect.MappingUpdated)
-	return nil
+	return m.save(r, "contact", changed, &c.UpdatedAt, func() error { return m.tx.UpdateContact(c) })
 }
 
 // applyContact copies the sent fields onto c and reports whether any changed.

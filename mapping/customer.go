@@ -82,17 +82,7 @@ func (m *Mapper) updateCustomer(r *result, c *store.Customer, source string, in 
 		c.SourceSystem, c.ExternalID = source, externalID
 		changed = true
 	}
-	if !changed {
-		r.note(connect.MappingMapped)
-		return nil
-	}
-	c.UpdatedAt = m.now
-	m.forget()
-	if err := m.tx.UpdateCustomer(c); err != nil {
-		return r.saved("customer", err)
-	}
-	r.note(connect.MappingUpdated)
-	return nil
+	return m.save(r, "customer", changed, &c.UpdatedAt, func() error { return m.tx.UpdateCustomer(c) })
 }
 
 // applyCustomer copies the sent fields onto c and reports whether any changed.

@@ -84,17 +84,7 @@ func (m *Mapper) updateLocation(r *result, l *store.CustomerLocation, in *connec
 		l.ExternalID = externalID
 		changed = true
 	}
-	if !changed {
-		r.note(connect.MappingMapped)
-		return nil
-	}
-	l.UpdatedAt = m.now
-	m.forget()
-	if err := m.tx.UpdateLocation(l); err != nil {
-		return r.saved("location", err)
-	}
-	r.note(connect.MappingUpdated)
-	return nil
+	return m.save(r, "location", changed, &l.UpdatedAt, func() error { return m.tx.UpdateLocation(l) })
 }
 
 // applyLocation copies the sent fields onto l and reports whether any changed.

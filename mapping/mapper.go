@@ -64,6 +64,23 @@ type result struct {
 }
 
 // writable reports whether imports may change the linked customer and add to it.
+// save ends the update step of a matched record: Mapped when nothing changed;
+// otherwise the record is stamped updatedAt, written, and the step is Updated
+// (or Failed when the write is refused).
+func (m *Mapper) save(r *result, what string, changed bool, updatedAt *time.Time, write func() error) error {
+	if !changed {
+		r.note(connect.MappingMapped)
+		return nil
+	}
+	*updatedAt = m.now
+	m.forget() // the write changes what earlier reads saw
+	if err := write(); err != nil {
+		return r.saved(what, err)
+	}
+	r.note(connect.MappingUpdated)
+	return nil
+}
+
 func (r *result) writable() bool { return r.customer.State == store.CustomerActive }
 
 func (r *result) note(s connect.CustomerMappingStatus) { r.status = Combine(r.status, s) }
