@@ -63,7 +63,6 @@ type result struct {
 	contact  *store.CustomerContact
 }
 
-// writable reports whether imports may change the linked customer and add to it.
 // save ends the update step of a matched record: Mapped when nothing changed;
 // otherwise the record is stamped updatedAt, written, and the step is Updated
 // (or Failed when the write is refused).
@@ -81,6 +80,7 @@ func (m *Mapper) save(r *result, what string, changed bool, updatedAt *time.Time
 	return nil
 }
 
+// writable reports whether imports may change the linked customer and add to it.
 func (r *result) writable() bool { return r.customer.State == store.CustomerActive }
 
 func (r *result) note(s connect.CustomerMappingStatus) { r.status = Combine(r.status, s) }
