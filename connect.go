@@ -804,8 +804,8 @@ type RouteSuggestionOutcome struct {
 // route_suggestions.create, GetRouteSuggestion import_jobs.read. The host
 // application's methods take the tenant and need no scope.
 //
-// Errors: InsufficientScope, InvalidRequest (routeDate missing or malformed,
-// bounds), NotFound (job, employee, profile or suggestion; another tenant's
+// Errors: InsufficientScope, InvalidRequest (routeDate missing or malformed;
+// the body not a JSON object), NotFound (job, employee, profile or suggestion; another tenant's
 // is not found), IdempotencyKeyReused, IdempotencyKeyInUse,
 // InvalidStateTransition (publishing or discarding a suggestion that is not a
 // Draft).
