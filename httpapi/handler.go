@@ -7,6 +7,7 @@
 package httpapi
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -58,9 +59,16 @@ type Config struct {
 	Now func() time.Time
 	// MaxBodyBytes caps request bodies (PayloadTooLarge beyond). Default 10 MiB.
 	MaxBodyBytes int64
-	// RateLimit and RateBurst size each client's token bucket. Defaults 50/s, 100.
+	// RateLimit and RateBurst size each client's allowance. Defaults 50/s, 100.
 	RateLimit rate.Limit
 	RateBurst int
+	// RateLimiter keeps the allowances; nil means a token bucket per client
+	// in this process's memory. Replicas pass one they share, made with the
+	// same RateLimit and RateBurst.
+	RateLimiter RateLimiter
+	// Ready reports whether the service can answer: GET /readyz answers 503
+	// while it returns an error. nil means always ready.
+	Ready func(ctx context.Context) error
 	// MetricsElsewhere, when true, leaves GET /metrics out of this handler; serve
 	// Handler.Metrics() on another listener instead.
 	MetricsElsewhere bool
@@ -71,7 +79,7 @@ type Handler struct {
 	cfg     Config
 	router  *httprouter.Router
 	metrics *metrics
-	limiter *limiter
+	limiter RateLimiter
 	openapi []byte
 }
 
@@ -85,7 +93,7 @@ func New(cfg Config) (*Handler, error) {
 		cfg:     cfg,
 		router:  httprouter.New(),
 		metrics: newMetrics(),
-		limiter: newLimiter(cfg.RateLimit, cfg.RateBurst, cfg.Now),
+		limiter: cfg.RateLimiter,
 	}
 	var err error
 	if h.openapi, err = openAPIDocument(cfg.BasePath); err != nil {
@@ -121,6 +129,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.RateBurst <= 0 {
 		cfg.RateBurst = DefaultRateBurst
+	}
+	if cfg.RateLimiter == nil {
+		cfg.RateLimiter = newMemoryLimiter(cfg.RateLimit, cfg.RateBurst, cfg.Now)
 	}
 	return cfg
 }
