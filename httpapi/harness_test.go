@@ -26,7 +26,6 @@ import (
 	"github.com/integration-connect/connect/mapping"
 	"github.com/integration-connect/connect/routesuggest"
 	"github.com/integration-connect/connect/store"
-	"github.com/integration-connect/connect/store/bolt"
 	"github.com/integration-connect/connect/store/bolt/bolttest"
 )
 
@@ -37,7 +36,7 @@ type server struct {
 	t       testing.TB
 	url     string
 	handler *httpapi.Handler
-	store   *bolt.Store
+	store   store.Store
 	clients *store.Clients
 	logs    *syncBuffer
 	// appointments is the service behind the preview routes, for host actions.
@@ -48,10 +47,16 @@ type server struct {
 	routes *routesuggest.Service
 }
 
-// newServer starts a server; adjust may change the config before New.
+// newServer starts a server on a new store; adjust may change the config
+// before New.
 func newServer(t testing.TB, adjust ...func(*httpapi.Config)) *server {
 	t.Helper()
-	db := bolttest.Open(t)
+	return newServerOn(t, bolttest.Open(t), adjust...)
+}
+
+// newServerOn starts a server on db.
+func newServerOn(t testing.TB, db store.Store, adjust ...func(*httpapi.Config)) *server {
+	t.Helper()
 	logs := &syncBuffer{}
 	imports := importer.New(importer.Config{Store: db})
 	cfg := httpapi.Config{
