@@ -216,8 +216,8 @@ const parallelThreshold = 64
 
 // inParallel calls fn for every index in [0, n), spread over GOMAXPROCS
 // goroutines with a decoder each. The work per item is independent and done
-// outside the store transaction, so a large batch uses every core while the
-// one writer stays free.
+// outside the store transaction, so a large batch uses every core while its
+// transaction stays short.
 func inParallel(n int, fn func(d *decoder, i int)) {
 	workers := min(runtime.GOMAXPROCS(0), (n+parallelThreshold-1)/parallelThreshold)
 	if workers <= 1 {

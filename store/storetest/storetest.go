@@ -1,6 +1,7 @@
 // Package storetest is the conformance suite of store.Store: every implementation
 // runs Run in its tests, so all of them keep the same promises (transactions are
-// all or nothing, data outlives a restart, group commit loses nothing, tenants
+// all or nothing, data outlives a restart, concurrent writers never lose or repeat
+// each other's writes, tenants
 // never see each other's records).
 package storetest
 
@@ -449,8 +450,9 @@ func testReopenKeepsData(t *testing.T, open Opener) {
 	}
 }
 
-// testConcurrentUpdates checks group commit: many concurrent writers, one of
-// them failing, all others committed exactly once.
+// testConcurrentUpdates: many concurrent writers (which an engine may group
+// into shared transactions or run side by side), one of them failing, all
+// others committed exactly once.
 func testConcurrentUpdates(t *testing.T, open Opener) {
 	s, _ := openFresh(t, open)
 	const writers = 64
