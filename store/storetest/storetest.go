@@ -1,8 +1,8 @@
 // Package storetest is the conformance suite of store.Store: every implementation
 // runs Run in its tests, so all of them keep the same promises (transactions are
-// all or nothing, data outlives a restart, concurrent writers never lose or repeat
-// each other's writes, tenants
-// never see each other's records).
+// all or nothing, data outlives a restart, concurrent writers never lose or
+// repeat each other's writes, events are numbered in commit order, tenants never
+// see each other's records).
 package storetest
 
 import (
