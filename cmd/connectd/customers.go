@@ -24,9 +24,9 @@ var runCustomers = group("customers", "customers list|archive|block|reactivate [
 	subcommand{"reactivate", "make an archived or blocked customer active again", customerState("reactivate", (*mapping.Service).ReactivateCustomer)},
 )
 
-// withCustomers runs fn with the customer-record service of the store in dir.
-func withCustomers(dir string, fn func(*mapping.Service) error) error {
-	return withStore(dir, func(s store.Store) error { return fn(mapping.New(mapping.Config{Store: s})) })
+// withCustomers runs fn with the customer-record service of the store at where.
+func withCustomers(ctx context.Context, where location, fn func(*mapping.Service) error) error {
+	return withStore(ctx, where, func(s store.Store) error { return fn(mapping.New(mapping.Config{Store: s})) })
 }
 
 // optionalBool is a boolean flag that remembers whether it was given.
@@ -57,7 +57,7 @@ func runMappingSet(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withCustomers(*a.data, func(svc *mapping.Service) error {
+	return withCustomers(ctx, a.where, func(svc *mapping.Service) error {
 		settings, err := svc.UpdateSettings(ctx, *tenant, mapping.SettingsChange{
 			AutoCreateCustomers: customers.value, AutoCreateLocations: locations.value, AutoCreateContacts: contacts.value,
 		})
@@ -74,7 +74,7 @@ func runMappingShow(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withCustomers(*a.data, func(svc *mapping.Service) error {
+	return withCustomers(ctx, a.where, func(svc *mapping.Service) error {
 		settings, err := svc.Settings(ctx, *tenant)
 		if err != nil {
 			return err
@@ -97,7 +97,7 @@ func runCustomersList(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withCustomers(*a.data, func(svc *mapping.Service) error {
+	return withCustomers(ctx, a.where, func(svc *mapping.Service) error {
 		list, err := svc.ListCustomers(ctx, *tenant, mapping.CustomerQuery{Skip: skip, Take: take})
 		if err != nil {
 			return err
@@ -121,7 +121,7 @@ func customerState(verb string, change func(*mapping.Service, context.Context, s
 		if err := a.parse(args); err != nil {
 			return err
 		}
-		return withCustomers(*a.data, func(svc *mapping.Service) error {
+		return withCustomers(ctx, a.where, func(svc *mapping.Service) error {
 			c, err := change(svc, ctx, *tenant, *id)
 			if err != nil {
 				return err

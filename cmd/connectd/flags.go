@@ -10,8 +10,6 @@ import (
 	"github.com/cockroachdb/errors"
 
 	"github.com/integration-connect/connect"
-	"github.com/integration-connect/connect/store"
-	"github.com/integration-connect/connect/store/bolt"
 )
 
 // errUsage marks an error in the command line (exit status 2).
@@ -53,7 +51,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 // they were declared.
 type admin struct {
 	*flag.FlagSet
-	data     *string
+	where    location
 	required []requiredFlag
 }
 
@@ -66,7 +64,7 @@ type requiredFlag struct {
 // newAdmin returns the flag set of an admin command with --data.
 func newAdmin(name, synopsis string, stderr io.Writer) *admin {
 	a := &admin{FlagSet: newFlags(name, synopsis, stderr)}
-	a.data = a.String("data", envOr("CONNECT_DATA", "./connect-data"), "data directory holding connect.db (env CONNECT_DATA)")
+	a.where.register(a.FlagSet, "data directory holding connect.db")
 	return a
 }
 
@@ -133,16 +131,6 @@ func group(name, synopsis string, subs ...subcommand) func(context.Context, []st
 	}
 }
 
-// withStore opens the store in dir for one admin command.
-func withStore(dir string, fn func(store.Store) error) error {
-	s, err := openStore(dir)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	return fn(s)
-}
-
 func envOr(name, fallback string) string {
 	if v := os.Getenv(name); v != "" {
 		return v
@@ -150,23 +138,16 @@ func envOr(name, fallback string) string {
 	return fallback
 }
 
-// openStore opens the store in dir, with a clear message when a running server
-// holds it.
-func openStore(dir string) (*bolt.Store, error) {
-	s, err := bolt.OpenDir(dir, nil)
-	if errors.Is(err, bolt.ErrLocked) {
-		return nil, errors.Newf("%s is in use by another process (is connectd serve running?); stop it or use another --data directory", dir)
-	}
-	return s, err
-}
-
 // exitStatus prints err and maps it to the process exit status.
 func exitStatus(err error, stderr io.Writer) int {
+	var remote exitStatusError
 	switch {
 	case err == nil, errors.Is(err, errHelp):
 		return 0
 	case errors.Is(err, errUsage):
 		return 2
+	case errors.As(err, &remote):
+		return int(remote)
 	}
 	if e := connect.AsError(err); e != nil {
 		fmt.Fprintf(stderr, "connectd: %s\n", e.Message)

@@ -33,7 +33,7 @@ func runKeysCreate(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	return withStore(*a.data, func(s store.Store) error {
+	return withStore(ctx, a.where, func(s store.Store) error {
 		c, key, err := (&store.Clients{Store: s}).CreateClient(ctx, connect.NewClient{TenantID: *tenant, ClientID: *client, SourceSystem: *source, Scopes: parsed})
 		if err != nil {
 			return err
@@ -51,7 +51,7 @@ func runKeysList(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withStore(*a.data, func(s store.Store) error {
+	return withStore(ctx, a.where, func(s store.Store) error {
 		list, err := (&store.Clients{Store: s}).ListClients(ctx, *tenant)
 		if err != nil {
 			return err
@@ -76,7 +76,7 @@ func runKeysRevoke(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withStore(*a.data, func(s store.Store) error {
+	return withStore(ctx, a.where, func(s store.Store) error {
 		if err := (&store.Clients{Store: s}).RevokeClient(ctx, *tenant, *client); err != nil {
 			return err
 		}

@@ -18,7 +18,9 @@
 //	connectd version
 //
 // Every command takes --help. The data directory defaults to ./connect-data (or
-// $CONNECT_DATA) and holds the bbolt file connect.db.
+// $CONNECT_DATA) and holds the bbolt file connect.db and, while serve runs, its
+// admin socket admin.sock: admin commands run in the server through it when it
+// answers, and open connect.db themselves otherwise (see withStore).
 package main
 
 import (
@@ -37,21 +39,24 @@ func main() {
 }
 
 // command is one sub-command: its name, a one-line summary, and its code.
+// An admin command works on the store and runs in the server holding it when
+// there is one (see withStore).
 type command struct {
 	name, summary string
 	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	admin         bool
 }
 
 func commands() []command {
 	return []command{
-		{"serve", "run the HTTP server", runServe},
-		{"keys", "create, list and revoke API keys (keys create|list|revoke)", runKeys},
-		{"mapping", "show and change a tenant's customer mapping settings (mapping set|show)", runMapping},
-		{"customers", "list, archive, block and reactivate customer records (customers list|archive|block|reactivate)", runCustomers},
-		{"profiles", "manage the optimization profiles of route suggestions (profiles add|list|remove)", runProfiles},
-		{"employees", "manage the employees routes are planned for (employees set|list|remove)", runEmployees},
-		{"webhooks", "manage webhook subscriptions (webhooks add|list|remove|rotate-secret|enable|disable)", runWebhooks},
-		{"version", "print the version", runVersion},
+		{"serve", "run the HTTP server", runServe, false},
+		{"keys", "create, list and revoke API keys (keys create|list|revoke)", runKeys, true},
+		{"mapping", "show and change a tenant's customer mapping settings (mapping set|show)", runMapping, true},
+		{"customers", "list, archive, block and reactivate customer records (customers list|archive|block|reactivate)", runCustomers, true},
+		{"profiles", "manage the optimization profiles of route suggestions (profiles add|list|remove)", runProfiles, true},
+		{"employees", "manage the employees routes are planned for (employees set|list|remove)", runEmployees, true},
+		{"webhooks", "manage webhook subscriptions (webhooks add|list|remove|rotate-secret|enable|disable)", runWebhooks, true},
+		{"version", "print the version", runVersion, false},
 	}
 }
 
@@ -65,14 +70,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			return exitStatus(c.run(ctx, args[1:], stdout, stderr), stderr)
-		}
+	if c, ok := commandNamed(args[0]); ok {
+		ctx = withInvocation(ctx, &invocation{args: args, stdout: stdout, stderr: stderr})
+		return exitStatus(c.run(ctx, args[1:], stdout, stderr), stderr)
 	}
 	fmt.Fprintf(stderr, "connectd: unknown command %q\n\n", args[0])
 	usage(stderr)
 	return 2
+}
+
+// commandNamed returns the command called name.
+func commandNamed(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
 }
 
 func usage(w io.Writer) {

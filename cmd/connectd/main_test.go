@@ -113,7 +113,7 @@ func TestMappingAndCustomerCommands(t *testing.T) {
 // through the library, as a source system holding customers.map would.
 func importWithMapping(t *testing.T, data string) {
 	t.Helper()
-	s, err := openStore(data)
+	s, err := location{dataDir: data}.open()
 	if err != nil {
 		t.Fatal(err)
 	}

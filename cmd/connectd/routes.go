@@ -25,9 +25,9 @@ var runEmployees = group("employees", "employees set|list|remove [flags]",
 	subcommand{"remove", "remove an employee", runEmployeesRemove},
 )
 
-// withRoutes runs fn with the route service of the store in dir.
-func withRoutes(dir string, fn func(*routesuggest.Service) error) error {
-	return withStore(dir, func(s store.Store) error { return fn(routesuggest.New(routesuggest.Config{Store: s})) })
+// withRoutes runs fn with the route service of the store at where.
+func withRoutes(ctx context.Context, where location, fn func(*routesuggest.Service) error) error {
+	return withStore(ctx, where, func(s store.Store) error { return fn(routesuggest.New(routesuggest.Config{Store: s})) })
 }
 
 func runProfilesAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -45,7 +45,7 @@ func runProfilesAdd(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	p.Name = *name
-	return withRoutes(*a.data, func(routes *routesuggest.Service) error {
+	return withRoutes(ctx, a.where, func(routes *routesuggest.Service) error {
 		created, err := routes.CreateProfile(ctx, *tenant, p)
 		if err != nil {
 			return err
@@ -61,7 +61,7 @@ func runProfilesList(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withRoutes(*a.data, func(routes *routesuggest.Service) error {
+	return withRoutes(ctx, a.where, func(routes *routesuggest.Service) error {
 		list, err := routes.Profiles(ctx, *tenant)
 		if err != nil {
 			return err
@@ -82,7 +82,7 @@ func runProfilesRemove(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withRoutes(*a.data, func(routes *routesuggest.Service) error {
+	return withRoutes(ctx, a.where, func(routes *routesuggest.Service) error {
 		if err := routes.DeleteProfile(ctx, *tenant, *id); err != nil {
 			return err
 		}
@@ -144,7 +144,7 @@ func runEmployeesSet(ctx context.Context, args []string, stdout, stderr io.Write
 	if *profile != 0 {
 		e.ProfileID = profile
 	}
-	return withRoutes(*a.data, func(routes *routesuggest.Service) error {
+	return withRoutes(ctx, a.where, func(routes *routesuggest.Service) error {
 		saved, err := routes.PutEmployee(ctx, *tenant, e)
 		if err != nil {
 			return err
@@ -160,7 +160,7 @@ func runEmployeesList(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withRoutes(*a.data, func(routes *routesuggest.Service) error {
+	return withRoutes(ctx, a.where, func(routes *routesuggest.Service) error {
 		list, err := routes.Employees(ctx, *tenant)
 		if err != nil {
 			return err
@@ -182,7 +182,7 @@ func runEmployeesRemove(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withRoutes(*a.data, func(routes *routesuggest.Service) error {
+	return withRoutes(ctx, a.where, func(routes *routesuggest.Service) error {
 		if err := routes.DeleteEmployee(ctx, *tenant, *id); err != nil {
 			return err
 		}

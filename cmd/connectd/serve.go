@@ -18,7 +18,6 @@ import (
 	"github.com/integration-connect/connect/importer"
 	"github.com/integration-connect/connect/routesuggest"
 	"github.com/integration-connect/connect/store"
-	"github.com/integration-connect/connect/store/bolt"
 )
 
 // Server timeouts: generous enough for a 10 MiB batch on a slow link, short
@@ -33,15 +32,16 @@ const (
 
 // serveOptions are the flags of connectd serve.
 type serveOptions struct {
-	data, addr, basePath, metricsAddr string
-	dev                               bool
-	webhookRetryMin                   time.Duration
+	where                       location
+	addr, basePath, metricsAddr string
+	dev                         bool
+	webhookRetryMin             time.Duration
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", "serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s]", stderr)
 	var o serveOptions
-	fs.StringVar(&o.data, "data", envOr("CONNECT_DATA", "./connect-data"), "data directory holding connect.db, created if missing (env CONNECT_DATA)")
+	o.where.register(fs, "data directory holding connect.db and admin.sock, created if missing")
 	fs.StringVar(&o.addr, "addr", envOr("CONNECT_ADDR", "127.0.0.1:8080"), "address to listen on (env CONNECT_ADDR)")
 	fs.StringVar(&o.basePath, "base-path", httpapi.DefaultBasePath, "base path of the import API")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics on this address instead of the main listener")
@@ -63,7 +63,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // server is a running connectd: listeners, HTTP servers, the webhook
 // dispatcher and the store.
 type server struct {
-	store      *bolt.Store
+	store      store.Store
+	admin      *adminServer
 	servers    []*http.Server
 	dispatcher *webhooks.Dispatcher
 	addr       string
@@ -73,7 +74,7 @@ type server struct {
 // startServer opens the store, wires the services and starts listening. It
 // returns once the listeners accept connections.
 func startServer(ctx context.Context, o serveOptions, stdout io.Writer, logger *slog.Logger) (*server, error) {
-	db, err := openStore(o.data)
+	db, err := o.where.open()
 	if err != nil {
 		return nil, err
 	}
@@ -100,10 +101,15 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 	if err := s.startDispatcher(ctx, o, handler); err != nil {
 		return err
 	}
+	if sock := o.where.adminSocket(); sock != "" {
+		if s.admin, err = listenAdmin(ctx, sock, s.store, s.logger); err != nil {
+			return err
+		}
+	}
 	if s.addr, err = s.listen(o.addr, handler); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "connectd listening on http://%s%s (data in %s)\n", s.addr, o.basePath, o.data)
+	fmt.Fprintf(stdout, "connectd listening on http://%s%s (data in %s)\n", s.addr, o.basePath, o.where.dataDir)
 	if o.metricsAddr != "" {
 		metricsAddr, err := s.listen(o.metricsAddr, handler.Metrics())
 		if err != nil {
@@ -149,13 +155,16 @@ func (s *server) listen(addr string, h http.Handler) (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// Close lets in-flight requests finish (up to 30 s), stops the webhook
-// dispatcher (a delivery in flight is repeated after the next start), then
-// closes the store.
+// Close stops taking admin commands, lets in-flight requests and commands
+// finish (up to 30 s), stops the webhook dispatcher (a delivery in flight is
+// repeated after the next start), then closes the store.
 func (s *server) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	var errs error
+	if s.admin != nil {
+		errs = s.admin.Close(ctx)
+	}
 	for _, srv := range s.servers {
 		errs = errors.CombineErrors(errs, srv.Shutdown(ctx))
 	}

@@ -37,7 +37,7 @@ func runWebhooksAdd(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	return withSubscriptions(*a.data, func(subs *webhooks.Subscriptions) error {
+	return withSubscriptions(ctx, a.where, func(subs *webhooks.Subscriptions) error {
 		s, secret, err := subs.Add(ctx, connect.NewWebhookSubscription{TenantID: *tenant, URL: *url, Kinds: kinds, AllowInsecureLoopback: *insecure})
 		if err != nil {
 			return err
@@ -55,7 +55,7 @@ func runWebhooksList(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withSubscriptions(*a.data, func(subs *webhooks.Subscriptions) error {
+	return withSubscriptions(ctx, a.where, func(subs *webhooks.Subscriptions) error {
 		list, err := subs.List(ctx, *tenant)
 		if err != nil {
 			return err
@@ -143,12 +143,12 @@ func onSubscription(ctx context.Context, name string, args []string, stderr io.W
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withSubscriptions(*a.data, func(subs *webhooks.Subscriptions) error { return fn(subs, *tenant, *id) })
+	return withSubscriptions(ctx, a.where, func(subs *webhooks.Subscriptions) error { return fn(subs, *tenant, *id) })
 }
 
-// withSubscriptions runs fn with the subscription service of the store in dir.
-func withSubscriptions(dir string, fn func(*webhooks.Subscriptions) error) error {
-	return withStore(dir, func(s store.Store) error { return fn(&webhooks.Subscriptions{Store: s}) })
+// withSubscriptions runs fn with the subscription service of the store at where.
+func withSubscriptions(ctx context.Context, where location, fn func(*webhooks.Subscriptions) error) error {
+	return withStore(ctx, where, func(s store.Store) error { return fn(&webhooks.Subscriptions{Store: s}) })
 }
 
 func eventKindList() string { return joinKinds(connect.EventKinds) }
