@@ -52,6 +52,10 @@ type Config struct {
 	// Appointments serves the appointment request preview under
 	// /connect/v1; nil leaves those routes out.
 	Appointments connect.AppointmentService
+	// Webhooks lets integrators manage their webhook subscriptions under
+	// {base_url}/webhook-subscriptions (webhooks.Subscriptions); nil leaves
+	// those routes out.
+	Webhooks connect.WebhookSubscriptionService
 	// Logger receives one line per request and every fault; nil means slog.Default().
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.

@@ -22,6 +22,7 @@ import (
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/appointments"
 	"github.com/integration-connect/connect/httpapi"
+	"github.com/integration-connect/connect/httpapi/webhooks"
 	"github.com/integration-connect/connect/importer"
 	"github.com/integration-connect/connect/mapping"
 	"github.com/integration-connect/connect/routesuggest"
@@ -58,7 +59,8 @@ func newServer(t testing.TB, adjust ...func(*httpapi.Config)) *server {
 		Clients: &store.Clients{Store: db}, Importer: imports, Jobs: imports,
 		Appointments: appointments.New(appointments.Config{Store: db}),
 		Routes:       routesuggest.New(routesuggest.Config{Store: db}), DrawRoute: routesuggest.SVG,
-		Logger: slog.New(slog.NewTextHandler(logs, nil)),
+		Webhooks: &webhooks.Subscriptions{Store: db},
+		Logger:   slog.New(slog.NewTextHandler(logs, nil)),
 	}
 	for _, fn := range adjust {
 		fn(&cfg)

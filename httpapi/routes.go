@@ -39,6 +39,7 @@ func (h *Handler) routes() []route {
 	}
 	routes = append(routes, h.routeSuggestionRoutes()...)
 	routes = append(routes, h.appointmentRoutes()...)
+	routes = append(routes, h.subscriptionRoutes()...)
 	if !h.cfg.MetricsElsewhere {
 		routes = append(routes, route{http.MethodGet, "/metrics", "", false, h.serveMetrics})
 	}

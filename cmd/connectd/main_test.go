@@ -39,6 +39,7 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"keys", "create", "--tenant", "t", "--data", data}, 2, "--client is required"},
 		{[]string{"keys", "create", "--tenant", "t", "--client", "c", "--source-system", "s", "--scopes", "import_jobs.raed", "--data", data}, 1, `unknown scope "import_jobs.raed"`},
 		{[]string{"keys", "revoke", "--tenant", "t", "--client", "nobody", "--data", data}, 1, `tenant "t" has no client "nobody"`},
+		{[]string{"keys", "create", "--tenant", "t", "--client", "hooks", "--source-system", "s", "--scopes", "webhooks.manage", "--data", data}, 0, "with scopes webhooks.manage"},
 		{[]string{"keys", "list", "extra", "--data", data}, 2, `unexpected argument "extra"`},
 		{[]string{"serve", "--bogus"}, 2, "flag provided but not defined: -bogus"},
 	}

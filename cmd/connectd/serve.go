@@ -93,7 +93,8 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 		BasePath: o.basePath, Clients: clients, Importer: imports, Jobs: imports,
 		Appointments: appointments.New(appointments.Config{Store: s.store}),
 		Routes:       routesuggest.New(routesuggest.Config{Store: s.store}), DrawRoute: routesuggest.SVG,
-		Logger: s.logger, MetricsElsewhere: o.metricsAddr != "",
+		Webhooks: &webhooks.Subscriptions{Store: s.store},
+		Logger:   s.logger, MetricsElsewhere: o.metricsAddr != "",
 	})
 	if err != nil {
 		return err
