@@ -142,7 +142,7 @@ func (h *Handler) Registerer() prometheus.Registerer { return h.metrics.registry
 // metrics once it is answered.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	info := &requestInfo{correlationID: correlationID(r), route: "unmatched"}
+	info := &requestInfo{correlationID: correlationID(r), route: unmatchedRoute}
 	w.Header().Set(headerCorrelationID, info.correlationID)
 	rec := &statusRecorder{ResponseWriter: w}
 	r = r.WithContext(withRequestInfo(r.Context(), info))
@@ -161,15 +161,41 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.router.ServeHTTP(rec, r)
 }
 
-// finish writes the access log line and the request metrics.
+// finish writes the access log line and the request metrics. The line of an
+// error answer carries its code; 429 answers are logged at debug level, since a
+// client hammering the API would otherwise flood the log; an unmatched request
+// names its path (cut to maxLoggedPath bytes), since no route template does.
 func (h *Handler) finish(r *http.Request, info *requestInfo, rec *statusRecorder, elapsed time.Duration) {
 	status := rec.statusCode()
 	h.metrics.observeRequest(info.route, methodLabel(r.Method), status, elapsed)
 	attrs := []any{"method", methodLabel(r.Method), "route", info.route, "status", status, "durationMs", elapsed.Milliseconds()}
+	if info.route == unmatchedRoute {
+		attrs = append(attrs, "path", truncatePath(r.URL.Path))
+	}
+	if info.errorCode != "" {
+		attrs = append(attrs, "errorCode", info.errorCode)
+	}
 	if info.caller != nil {
 		attrs = append(attrs, "tenantId", info.caller.TenantID, "clientId", info.caller.ClientID)
 	}
-	h.log(r).Info("request", attrs...)
+	level := slog.LevelInfo
+	if status == http.StatusTooManyRequests {
+		level = slog.LevelDebug
+	}
+	h.log(r).Log(r.Context(), level, "request", attrs...)
+}
+
+// unmatchedRoute labels requests no route matched, in metrics and the log.
+const unmatchedRoute = "unmatched"
+
+// maxLoggedPath bounds the path of an unmatched request in the log.
+const maxLoggedPath = 200
+
+func truncatePath(p string) string {
+	if len(p) <= maxLoggedPath {
+		return p
+	}
+	return strings.ToValidUTF8(p[:maxLoggedPath], "") + "…"
 }
 
 // log returns the logger for r: every line carries the correlation id.

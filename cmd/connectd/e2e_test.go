@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -38,10 +39,12 @@ func buildBinary(t *testing.T) string {
 type daemon struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *strings.Builder
+	stderr *logWatcher
+	stdout *bufio.Scanner
 }
 
-var listening = regexp.MustCompile(`connectd listening on (http://\S+)`)
+// listening finds the URL in the start line of the log, text or JSON.
+var listening = regexp.MustCompile(`connectd listening"?[ ,]"?url"?[=:]"?(http://[^\s"]+)`)
 
 func startDaemon(t *testing.T, bin string, args ...string) *daemon {
 	t.Helper()
@@ -50,22 +53,49 @@ func startDaemon(t *testing.T, bin string, args ...string) *daemon {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &daemon{cmd: cmd, stderr: &strings.Builder{}}
+	d := &daemon{cmd: cmd, stderr: newLogWatcher(listening), stdout: bufio.NewScanner(stdout)}
 	cmd.Stderr = d.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	lines := bufio.NewScanner(stdout)
-	for lines.Scan() {
-		if m := listening.FindStringSubmatch(lines.Text()); m != nil {
-			d.url = m[1]
-			go func() { _, _ = io.Copy(io.Discard, stdout) }()
-			return d
-		}
+	select {
+	case d.url = <-d.stderr.found:
+		return d
+	case <-time.After(60 * time.Second):
+		t.Fatalf("connectd did not start: %s", d.stderr)
+		return nil
 	}
-	t.Fatalf("connectd did not start: %s", d.stderr)
-	return nil
+}
+
+// logWatcher collects a process's log and sends the first submatch of re
+// found in it.
+type logWatcher struct {
+	mu    sync.Mutex
+	buf   strings.Builder
+	re    *regexp.Regexp
+	found chan string
+}
+
+func newLogWatcher(re *regexp.Regexp) *logWatcher {
+	return &logWatcher{re: re, found: make(chan string, 1)}
+}
+
+func (w *logWatcher) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	seen := w.re.MatchString(w.buf.String())
+	w.buf.Write(p)
+	if m := w.re.FindStringSubmatch(w.buf.String()); !seen && m != nil {
+		w.found <- m[1]
+	}
+	return len(p), nil
+}
+
+func (w *logWatcher) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }
 
 // stop sends SIGTERM and returns the exit status.
@@ -128,8 +158,8 @@ func TestEndToEnd(t *testing.T) {
 	if code := d.stop(t); code != 0 {
 		t.Fatalf("exit status %d after SIGTERM; stderr:\n%s", code, d.stderr)
 	}
-	if !strings.Contains(d.stderr.String(), "shutting down") {
-		t.Errorf("no shutdown log line:\n%s", d.stderr)
+	if logs := d.stderr.String(); !strings.Contains(logs, "shutting down") || !strings.HasSuffix(logs, "level=INFO msg=stopped\n") {
+		t.Errorf("no shutdown log line, or not the final stopped line:\n%s", logs)
 	}
 
 	d = startDaemon(t, bin, "--data", data)
@@ -147,19 +177,11 @@ func TestEndToEnd(t *testing.T) {
 func TestDevMode(t *testing.T) {
 	bin := buildBinary(t)
 	data := filepath.Join(t.TempDir(), "data")
-	cmd := exec.Command(bin, "serve", "--dev", "--addr", "127.0.0.1:0", "--data", data)
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	var key, curl, url string
-	lines := bufio.NewScanner(stdout)
-	for lines.Scan() && curl == "" {
-		line := strings.TrimSpace(lines.Text())
+	d := startDaemon(t, bin, "--dev", "--data", data)
+	var key, curl string
+	for d.stdout.Scan() && curl == "" {
+		line := strings.TrimSpace(d.stdout.Text())
 		switch {
-		case listening.MatchString(line):
-			url = listening.FindStringSubmatch(line)[1]
 		case strings.HasPrefix(line, "ick_"):
 			key = line
 		case strings.HasPrefix(line, "curl "):
@@ -169,11 +191,10 @@ func TestDevMode(t *testing.T) {
 	if key == "" || !strings.Contains(curl, key) || !strings.Contains(curl, "/integration/health") {
 		t.Fatalf("dev output lacks the key or the curl line: key %q curl %q", key, curl)
 	}
-	if status, body := call(t, "GET", url+"/integration/health", key, ""); status != 200 {
+	if status, body := call(t, "GET", d.url+"/integration/health", key, ""); status != 200 {
 		t.Errorf("demo key: %d %s", status, body)
 	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	_ = cmd.Wait()
+	d.stop(t)
 
 	second := startDaemon(t, bin, "--dev", "--data", data)
 	second.stop(t)
@@ -248,4 +269,36 @@ func cli(t *testing.T, bin string, args ...string) result {
 		t.Fatal(err)
 	}
 	return result{stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()}
+}
+
+// TestServeLogs: with --log-format json every line of the server's log is a
+// JSON object, from the start line to the final "stopped" line; request lines
+// carry error codes and unmatched paths; a bad --log-level is a usage error.
+func TestServeLogs(t *testing.T) {
+	bin := buildBinary(t)
+	data := filepath.Join(t.TempDir(), "data")
+	if bad := cli(t, bin, "serve", "--log-level", "verbose", "--data", data); bad.status != 2 || !strings.Contains(bad.stderr, "log-level") {
+		t.Errorf("serve --log-level verbose: %+v", bad)
+	}
+	d := startDaemon(t, bin, "--data", data, "--log-format", "json", "--log-level", "debug")
+	if status, _ := call(t, "GET", d.url+"/nowhere", "", ""); status != 404 {
+		t.Errorf("unknown path: %d", status)
+	}
+	if code := d.stop(t); code != 0 {
+		t.Fatalf("exit status %d; stderr:\n%s", code, d.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(d.stderr.String()), "\n")
+	for _, line := range lines {
+		var entry map[string]any
+		if err := json.Unmarshal([]byte(line), &entry); err != nil {
+			t.Errorf("not a JSON log line: %s", line)
+		}
+	}
+	var last map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last["msg"] != "stopped" {
+		t.Errorf("the last line is not the stopped line: %s", lines[len(lines)-1])
+	}
+	if logs := d.stderr.String(); !strings.Contains(logs, `"route":"unmatched","status":404`) || !strings.Contains(logs, `"path":"/api/v1/nowhere","errorCode":"NotFound"`) {
+		t.Errorf("no request line with the path and error code of the unmatched request:\n%s", logs)
+	}
 }

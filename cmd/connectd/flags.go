@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/cockroachdb/errors"
 
@@ -43,6 +45,22 @@ func parse(fs *flag.FlagSet, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
+	return nil
+}
+
+// choice is a flag whose value is one of a few names.
+type choice struct {
+	value   string
+	allowed []string
+}
+
+func (c *choice) String() string { return c.value }
+
+func (c *choice) Set(v string) error {
+	if !slices.Contains(c.allowed, v) {
+		return fmt.Errorf("want %s", strings.Join(c.allowed, ", "))
+	}
+	c.value = v
 	return nil
 }
 

@@ -1,6 +1,6 @@
 // Command connectd is the Integration Connect server and its admin commands.
 //
-//	connectd serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s]
+//	connectd serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error]
 //	connectd keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR]
 //	connectd keys list [--tenant T] [--data DIR]
 //	connectd keys revoke --tenant T --client C [--data DIR]

@@ -36,10 +36,12 @@ type serveOptions struct {
 	addr, basePath, metricsAddr string
 	dev                         bool
 	webhookRetryMin             time.Duration
+	logFormat                   choice
+	logLevel                    choice
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", "serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s]", stderr)
+	fs := newFlags("serve", "serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error]", stderr)
 	var o serveOptions
 	o.where.register(fs, "data directory holding connect.db and admin.sock, created if missing")
 	fs.StringVar(&o.addr, "addr", envOr("CONNECT_ADDR", "127.0.0.1:8080"), "address to listen on (env CONNECT_ADDR)")
@@ -47,17 +49,39 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics on this address instead of the main listener")
 	fs.BoolVar(&o.dev, "dev", false, "on a store without clients, create a demo client with every scope and print its key")
 	fs.DurationVar(&o.webhookRetryMin, "webhook-retry-min", webhooks.DefaultRetryMin, "delay before the first retry of a failed webhook delivery; each further retry waits twice as long, up to 1h")
+	o.logFormat = choice{value: "text", allowed: []string{"text", "json"}}
+	fs.Var(&o.logFormat, "log-format", "log format: text or json")
+	o.logLevel = choice{value: "info", allowed: []string{"debug", "info", "warn", "error"}}
+	fs.Var(&o.logLevel, "log-level", "lowest level logged: debug, info, warn or error (429 answers are logged at debug)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	logger := newLogger(stderr, o.logFormat.value, o.logLevel.value)
 	srv, err := startServer(ctx, o, stdout, logger)
 	if err != nil {
 		return err
 	}
 	<-ctx.Done()
 	logger.Info("shutting down: finishing in-flight requests")
-	return srv.Close()
+	err = srv.Close()
+	if err != nil {
+		logger.Error("stopped with an error", "error", err)
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// newLogger returns the server's logger: text or JSON lines on w, from level
+// on (a name checked by the --log-level flag).
+func newLogger(w io.Writer, format, level string) *slog.Logger {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(level))
+	opts := &slog.HandlerOptions{Level: l}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 // server is a running connectd: listeners, HTTP servers, the webhook
@@ -110,13 +134,13 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 	if s.addr, err = s.listen(o.addr, handler); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "connectd listening on http://%s%s (data in %s)\n", s.addr, o.basePath, o.where.dataDir)
+	s.logger.Info("connectd listening", "url", "http://"+s.addr+o.basePath, "data", o.where.dataDir, "version", version)
 	if o.metricsAddr != "" {
 		metricsAddr, err := s.listen(o.metricsAddr, handler.Metrics())
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "metrics on http://%s/metrics\n", metricsAddr)
+		s.logger.Info("metrics listening", "url", "http://"+metricsAddr+"/metrics")
 	}
 	if o.dev {
 		return createDemoClient(ctx, clients, s.addr, o.basePath, stdout)

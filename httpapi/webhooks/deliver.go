@@ -137,9 +137,10 @@ func (d *Dispatcher) answer(resp *http.Response, err error) (string, error) {
 // are kept. A removed subscription records nothing.
 func (d *Dispatcher) record(ctx context.Context, sub *store.Subscription, event *store.Event, start time.Time, failure error) error {
 	var attempts int
+	var next *time.Time
 	var removed, disabled bool
 	err := d.cfg.Store.Update(ctx, func(tx store.Tx) error {
-		attempts, removed, disabled = 0, false, false
+		attempts, next, removed, disabled = 0, nil, false, false
 		rec, err := tx.Subscription(sub.TenantID, sub.ID)
 		if errors.Is(err, connect.ErrNotFound) {
 			removed = true
@@ -152,13 +153,14 @@ func (d *Dispatcher) record(ctx context.Context, sub *store.Subscription, event 
 			attempts = delivered(rec, event)
 		} else {
 			disabled = d.failed(rec, start, failure)
+			attempts, next = rec.Attempts, rec.NextAttemptAt
 		}
 		return tx.PutSubscription(rec)
 	})
 	if err != nil || removed {
 		return err
 	}
-	d.report(sub, event, attempts, disabled, failure)
+	d.report(sub, event, attempts, next, disabled, failure)
 	return nil
 }
 
@@ -189,8 +191,10 @@ func (d *Dispatcher) failed(rec *store.Subscription, start time.Time, failure er
 	return true
 }
 
-// report logs and counts a recorded outcome.
-func (d *Dispatcher) report(sub *store.Subscription, event *store.Event, attempts int, disabled bool, failure error) {
+// report logs and counts a recorded outcome: after a success attempts is how
+// many it took; after a failure, the number of the failed attempt, and next
+// is when the event is tried again.
+func (d *Dispatcher) report(sub *store.Subscription, event *store.Event, attempts int, next *time.Time, disabled bool, failure error) {
 	log := d.cfg.Logger.With("subscription", sub.ID, "tenantId", sub.TenantID, "eventId", event.ID, "type", event.Kind)
 	switch {
 	case failure == nil:
@@ -198,9 +202,10 @@ func (d *Dispatcher) report(sub *store.Subscription, event *store.Event, attempt
 		log.Debug("webhooks: delivered", "attempts", attempts)
 	case disabled:
 		log.Warn("webhooks: disabled the subscription, which kept failing; its events are kept until it is enabled again",
-			"failingFor", d.cfg.DisableAfter.String(), "error", failure)
+			"attempt", attempts, "failingFor", d.cfg.DisableAfter.String(), "error", failure.Error())
 	default:
-		log.Warn("webhooks: delivery failed; will retry", "error", failure)
+		// The cause is the receiver's fault, not ours: its message, without a stack trace.
+		log.Warn("webhooks: delivery failed; will retry", "attempt", attempts, "error", failure.Error(), "nextAttemptAt", next)
 	}
 }
 
