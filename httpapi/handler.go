@@ -9,6 +9,7 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,6 +103,10 @@ func New(cfg Config) (*Handler, error) {
 	h.router.HandleOPTIONS = false
 	for _, rt := range h.routes() {
 		h.router.Handle(rt.method, rt.pattern, h.handle(rt))
+		if rt.method == http.MethodGet {
+			// HEAD answers what GET would; net/http drops the body.
+			h.router.Handle(http.MethodHead, rt.pattern, h.handle(rt))
+		}
 	}
 	return h, nil
 }
@@ -208,8 +213,8 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 }
 
 // methodNotAllowed answers a known path with the wrong method. The Allow
-// header lists the methods served (httprouter would also name OPTIONS, which is
-// not answered).
+// header lists the methods served, sorted (httprouter lists them in map order
+// and would also name OPTIONS, which is not answered).
 func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	var allowed []string
 	for _, m := range strings.Split(w.Header().Get("Allow"), ", ") {
@@ -217,6 +222,7 @@ func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 			allowed = append(allowed, m)
 		}
 	}
+	slices.Sort(allowed)
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
 	h.writeError(w, r, connect.Errorf(connect.CodeMethodNotAllowed, "%s is not allowed on %s; allowed: %s", methodLabel(r.Method), r.URL.Path, strings.Join(allowed, ", ")))
 }

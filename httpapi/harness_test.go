@@ -152,7 +152,7 @@ func checkResponse(t testing.TB, req request, route *routers.Route, input *opena
 	if corr == "" {
 		t.Errorf("%s %s: no X-Correlation-Id", req.method, req.path)
 	}
-	if resp.status >= 400 && resp.header.Get("Content-Type") == "application/json" {
+	if resp.status >= 400 && req.method != http.MethodHead && resp.header.Get("Content-Type") == "application/json" {
 		var e connect.ApiErrorResponse
 		if err := json.Unmarshal(resp.body, &e); err != nil || e.Error.Code == "" || e.Error.CorrelationID == nil || *e.Error.CorrelationID != corr {
 			t.Errorf("%s %s: error body %s is not an ApiErrorResponse with the correlation id %q", req.method, req.path, resp.body, corr)
