@@ -45,9 +45,13 @@ func (l location) open() (store.Store, error) {
 //     command there (same code, same output, same exit status), so the change
 //     is effective at once;
 //   - otherwise on the store opened for this command alone.
-func withStore(ctx context.Context, l location, fn func(store.Store) error) error {
+//
+// An InvalidRequest of the library about a flag's value is a usage error
+// naming the flag (see flagSet.explain).
+func withStore(ctx context.Context, a *flagSet, fn func(store.Store) error) error {
+	l := a.where
 	if s := servedStore(ctx); s != nil {
-		return fn(s)
+		return a.explain(fn(s))
 	}
 	if inv := invocationFrom(ctx); inv != nil {
 		if sock := l.adminSocket(); sock != "" {
@@ -61,5 +65,5 @@ func withStore(ctx context.Context, l location, fn func(store.Store) error) erro
 		return err
 	}
 	defer s.Close()
-	return fn(s)
+	return a.explain(fn(s))
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/cockroachdb/errors"
@@ -41,9 +42,9 @@ type serveOptions struct {
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", "serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error]", stderr)
+	fs := newFlags("serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error]", stdout, stderr)
 	var o serveOptions
-	o.where.register(fs, "data directory holding connect.db and admin.sock, created if missing")
+	o.where.register(fs.FlagSet, "data directory holding connect.db and admin.sock, created if missing")
 	fs.StringVar(&o.addr, "addr", envOr("CONNECT_ADDR", "127.0.0.1:8080"), "address to listen on (env CONNECT_ADDR)")
 	fs.StringVar(&o.basePath, "base-path", httpapi.DefaultBasePath, "base path of the import API")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics on this address instead of the main listener")
@@ -53,8 +54,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Var(&o.logFormat, "log-format", "log format: text or json")
 	o.logLevel = choice{value: "info", allowed: []string{"debug", "info", "warn", "error"}}
 	fs.Var(&o.logLevel, "log-level", "lowest level logged: debug, info, warn or error (429 answers are logged at debug)")
-	if err := parse(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
+	}
+	if !strings.HasPrefix(o.basePath, "/") {
+		return fs.usageError("--base-path must start with /, such as /api/v1")
 	}
 	logger := newLogger(stderr, o.logFormat.value, o.logLevel.value)
 	srv, err := startServer(ctx, o, stdout, logger)
