@@ -69,6 +69,9 @@ type Config struct {
 	// MetricsElsewhere, when true, leaves GET /metrics out of this handler; serve
 	// Handler.Metrics() on another listener instead.
 	MetricsElsewhere bool
+	// Version is the version of the host, for the connect_build_info metric.
+	// Default "dev".
+	Version string
 }
 
 // Handler is the REST service. Create it with New.
@@ -89,7 +92,7 @@ func New(cfg Config) (*Handler, error) {
 	h := &Handler{
 		cfg:     cfg,
 		router:  httprouter.New(),
-		metrics: newMetrics(),
+		metrics: newMetrics(cfg.Version),
 		limiter: newLimiter(cfg.RateLimit, cfg.RateBurst, cfg.Now),
 	}
 	var err error
@@ -118,6 +121,9 @@ func withDefaults(cfg Config) Config {
 	cfg.BasePath = "/" + strings.Trim(cfg.BasePath, "/")
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

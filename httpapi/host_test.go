@@ -2,9 +2,11 @@ package httpapi_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -140,6 +142,17 @@ func TestMetricsElsewhere(t *testing.T) {
 	s.handler.Metrics().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	if !strings.Contains(rec.Body.String(), "go_goroutines") {
 		t.Error("Metrics() does not serve the metrics")
+	}
+}
+
+func TestBuildInfo(t *testing.T) {
+	s := newServer(t, func(c *httpapi.Config) { c.Version = "v1.4.2" })
+	want := fmt.Sprintf(`connect_build_info{goversion=%q,version="v1.4.2"} 1`, runtime.Version())
+	if text := scrape(t, s); !strings.Contains(text, want) {
+		t.Errorf("no %s in\n%s", want, text)
+	}
+	if text := scrape(t, newServer(t)); !strings.Contains(text, `version="dev"`) {
+		t.Errorf("a handler without a version is not labelled dev")
 	}
 }
 

@@ -280,7 +280,20 @@ func TestServeLogs(t *testing.T) {
 	if bad := cli(t, bin, "serve", "--log-level", "verbose", "--data", data); bad.status != 2 || !strings.Contains(bad.stderr, "log-level") {
 		t.Errorf("serve --log-level verbose: %+v", bad)
 	}
-	d := startDaemon(t, bin, "--data", data, "--log-format", "json", "--log-level", "debug")
+	d := startDaemon(t, bin, "--data", data, "--log-format", "json", "--log-level", "debug", "--metrics-addr", "127.0.0.1:0")
+	metricsURL := regexp.MustCompile(`"msg":"metrics listening","url":"(http://[^"]+)"`).FindStringSubmatch(d.stderr.String())
+	if metricsURL == nil {
+		t.Fatalf("no metrics line:\n%s", d.stderr)
+	}
+	// The metrics listener serves /metrics and nothing else; the webhook
+	// counters are there before any delivery.
+	if status, body := call(t, "GET", metricsURL[1], "", ""); status != 200 || !strings.Contains(string(body), `connect_build_info{goversion="go`) ||
+		!strings.Contains(string(body), `connect_webhook_deliveries_total{outcome="delivered"} 0`) {
+		t.Errorf("metrics: %d\n%s", status, body)
+	}
+	if status, _ := call(t, "GET", strings.TrimSuffix(metricsURL[1], "/metrics")+"/api/v1/integration/health", "", ""); status != 404 {
+		t.Errorf("another path on the metrics listener: %d", status)
+	}
 	if status, _ := call(t, "GET", d.url+"/nowhere", "", ""); status != 404 {
 		t.Errorf("unknown path: %d", status)
 	}

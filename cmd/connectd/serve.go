@@ -122,7 +122,7 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 		Appointments: appointments.New(appointments.Config{Store: s.store}),
 		Routes:       routesuggest.New(routesuggest.Config{Store: s.store}), DrawRoute: routesuggest.SVG,
 		Webhooks: &webhooks.Subscriptions{Store: s.store},
-		Logger:   s.logger, MetricsElsewhere: o.metricsAddr != "",
+		Logger:   s.logger, MetricsElsewhere: o.metricsAddr != "", Version: version,
 	})
 	if err != nil {
 		return err
@@ -135,21 +135,29 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 			return err
 		}
 	}
-	if s.addr, err = s.listen(o.addr, handler); err != nil {
-		return err
-	}
-	s.logger.Info("connectd listening", "url", "http://"+s.addr+o.basePath, "data", o.where.dataDir, "version", version)
 	if o.metricsAddr != "" {
-		metricsAddr, err := s.listen(o.metricsAddr, handler.Metrics())
+		metricsAddr, err := s.listen(o.metricsAddr, metricsOnly(handler.Metrics()))
 		if err != nil {
 			return err
 		}
 		s.logger.Info("metrics listening", "url", "http://"+metricsAddr+"/metrics")
 	}
+	if s.addr, err = s.listen(o.addr, handler); err != nil {
+		return err
+	}
+	s.logger.Info("connectd listening", "url", "http://"+s.addr+o.basePath, "data", o.where.dataDir, "version", version)
 	if o.dev {
 		return createDemoClient(ctx, clients, s.addr, o.basePath, stdout)
 	}
 	return nil
+}
+
+// metricsOnly serves the metrics at GET /metrics (and HEAD) and answers 404
+// on every other path of the metrics listener.
+func metricsOnly(metrics http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	return mux
 }
 
 // startDispatcher starts delivering webhook events, with its metrics on the

@@ -26,6 +26,9 @@ const (
 	outcomeNetworkError = "network_error"
 )
 
+// outcomes lists every outcome, so each series exists from the start.
+var outcomes = []string{outcomeDelivered, outcomeHTTPError, outcomeTimeout, outcomeNetworkError}
+
 // maxLastError bounds the error kept on a subscription.
 const maxLastError = 300
 

@@ -1,11 +1,14 @@
 package webhooks_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/cockroachdb/errors"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/httpapi/webhooks"
 )
 
 // TestIntegratorsNeedWebhooksManage: the library refuses every operation of
@@ -58,5 +61,31 @@ func TestIntegratorsFollowTheRulesOfAdd(t *testing.T) {
 	rotated, err := f.subs.RotateWebhookSubscriptionSecret(ctx, caller, out.Subscription.ID, connect.WriteOptions{})
 	if err != nil || rotated.Subscription.Secret == out.Subscription.Secret {
 		t.Errorf("rotate: %+v %v", rotated, err)
+	}
+}
+
+// TestDeliveryCountersExistFromTheStart: before any delivery, every outcome
+// of connect_webhook_deliveries_total is a series at zero, so rate() and
+// alerts work from the first scrape.
+func TestDeliveryCountersExistFromTheStart(t *testing.T) {
+	f := newFixture(t)
+	registry := prometheus.NewRegistry()
+	f.start(func(c *webhooks.Config) { c.Registerer = registry })
+	families, err := registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range families {
+		if mf.GetName() != "connect_webhook_deliveries_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			got[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+		}
+	}
+	want := map[string]float64{"delivered": 0, "http_error": 0, "timeout": 0, "network_error": 0}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("deliveries before the first: %v, want %v", got, want)
 	}
 }
