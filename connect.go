@@ -845,10 +845,10 @@ func (c Client) Caller() Caller {
 
 // NewClient describes a client to create.
 type NewClient struct {
-	TenantID     string  `validate:"notblank,max=200,printascii"`
-	ClientID     string  `validate:"notblank,max=200,printascii"`
-	SourceSystem string  `validate:"notblank,max=200"`
-	Scopes       []Scope `validate:"min=1"`
+	TenantID     string  `json:"tenantId" validate:"notblank,max=200,printascii"`
+	ClientID     string  `json:"clientId" validate:"notblank,max=200,printascii"`
+	SourceSystem string  `json:"sourceSystem" validate:"notblank,max=200"`
+	Scopes       []Scope `json:"scopes" validate:"min=1"`
 }
 
 // ClientRegistry creates, authenticates, lists and revokes Integration Clients.

@@ -74,7 +74,10 @@ func (f *flagSet) requiredID(name, usage string) *int64 {
 }
 
 // tenant declares the required --tenant.
-func (f *flagSet) tenant() *string { return f.requiredString("tenant", "tenant id") }
+func (f *flagSet) tenant() *string {
+	f.feeds("tenant", "tenantId")
+	return f.requiredString("tenant", "tenant id")
+}
 
 // feeds records that the library calls the value of flag field, for messages.
 func (f *flagSet) feeds(flag, field string) { f.fields[field] = flag }

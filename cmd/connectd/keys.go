@@ -24,6 +24,7 @@ func runKeysCreate(ctx context.Context, args []string, stdout, stderr io.Writer)
 	a := newAdmin("keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR]", stdout, stderr)
 	tenant := a.tenant()
 	client := a.requiredString("client", "client id, unique within the tenant")
+	a.feeds("client", "clientId")
 	source := a.requiredString("source-system", "source system of the client's data")
 	scopes := a.requiredString("scopes", "comma-separated scopes: "+joinScopes(connect.AllScopes))
 	if err := a.parse(args); err != nil {

@@ -41,6 +41,7 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"keys", "revoke", "--tenant", "t", "--client", "nobody", "--data", data}, 1, `tenant "t" has no client "nobody"`},
 		{[]string{"keys", "create", "--tenant", "t", "--client", "hooks", "--source-system", "s", "--scopes", "webhooks.manage", "--data", data}, 0, "with scopes webhooks.manage"},
 		{[]string{"keys", "list", "extra", "--data", data}, 2, `unexpected argument "extra"`},
+		{[]string{"keys", "create", "--tenant", strings.Repeat("t", 201), "--client", "c", "--source-system", "s", "--scopes", "customers.map", "--data", data}, 2, "--tenant must be at most 200 characters"},
 		{[]string{"serve", "--bogus"}, 2, "flag provided but not defined: --bogus"},
 	}
 	for _, tc := range tests {
