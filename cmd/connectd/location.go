@@ -33,7 +33,7 @@ func (l location) adminSocket() string {
 func (l location) open() (store.Store, error) {
 	s, err := bolt.OpenDir(l.dataDir, nil)
 	if errors.Is(err, bolt.ErrLocked) {
-		return nil, errors.Newf("%s is in use by another process whose admin socket does not answer; stop it or use another --data directory", l.dataDir)
+		return nil, errors.Newf("%s is in use by another process (another connectd serve, one still starting, or a long admin command); stop it or use another --data directory", l.dataDir)
 	}
 	return s, err
 }
