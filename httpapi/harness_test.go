@@ -22,6 +22,7 @@ import (
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/appointments"
 	"github.com/integration-connect/connect/httpapi"
+	"github.com/integration-connect/connect/httpapi/webhooks"
 	"github.com/integration-connect/connect/importer"
 	"github.com/integration-connect/connect/mapping"
 	"github.com/integration-connect/connect/routesuggest"
@@ -63,7 +64,8 @@ func newServerOn(t testing.TB, db store.Store, adjust ...func(*httpapi.Config)) 
 		Clients: &store.Clients{Store: db}, Importer: imports, Jobs: imports,
 		Appointments: appointments.New(appointments.Config{Store: db}),
 		Routes:       routesuggest.New(routesuggest.Config{Store: db}), DrawRoute: routesuggest.SVG,
-		Logger: slog.New(slog.NewTextHandler(logs, nil)),
+		Webhooks: &webhooks.Subscriptions{Store: db},
+		Logger:   slog.New(slog.NewTextHandler(logs, nil)),
 	}
 	for _, fn := range adjust {
 		fn(&cfg)
@@ -155,7 +157,7 @@ func checkResponse(t testing.TB, req request, route *routers.Route, input *opena
 	if corr == "" {
 		t.Errorf("%s %s: no X-Correlation-Id", req.method, req.path)
 	}
-	if resp.status >= 400 && resp.header.Get("Content-Type") == "application/json" {
+	if resp.status >= 400 && req.method != http.MethodHead && resp.header.Get("Content-Type") == "application/json" {
 		var e connect.ApiErrorResponse
 		if err := json.Unmarshal(resp.body, &e); err != nil || e.Error.Code == "" || e.Error.CorrelationID == nil || *e.Error.CorrelationID != corr {
 			t.Errorf("%s %s: error body %s is not an ApiErrorResponse with the correlation id %q", req.method, req.path, resp.body, corr)

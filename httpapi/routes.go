@@ -43,6 +43,7 @@ func (h *Handler) routes() []route {
 	routes = append(routes,
 		route{http.MethodGet, "/healthz", "", false, h.serveLive},
 		route{http.MethodGet, "/readyz", "", false, h.serveReady})
+	routes = append(routes, h.subscriptionRoutes()...)
 	if !h.cfg.MetricsElsewhere {
 		routes = append(routes, route{http.MethodGet, "/metrics", "", false, h.serveMetrics})
 	}

@@ -31,6 +31,9 @@ const (
 // holding a lease delays its subscription by at most one attempt and this.
 const leaseMargin = 30 * time.Second
 
+// outcomes lists every outcome, so each series exists from the start.
+var outcomes = []string{outcomeDelivered, outcomeHTTPError, outcomeTimeout, outcomeNetworkError}
+
 // maxLastError bounds the error kept on a subscription.
 const maxLastError = 300
 
@@ -188,9 +191,10 @@ func (d *Dispatcher) answer(resp *http.Response, err error) (string, error) {
 // off): the new holder counts attempts and failures, so they count once.
 func (d *Dispatcher) record(ctx context.Context, sub *store.Subscription, event *store.Event, start time.Time, failure error) error {
 	var attempts int
+	var next *time.Time
 	var dropped, disabled bool
 	err := d.cfg.Store.Update(ctx, func(tx store.Tx) error {
-		attempts, dropped, disabled = 0, false, false
+		attempts, next, dropped, disabled = 0, nil, false, false
 		rec, err := tx.Subscription(sub.TenantID, sub.ID)
 		if errors.Is(err, connect.ErrNotFound) || err == nil && rec.LeaseToken != sub.LeaseToken {
 			dropped = true // removed, or delivered by another holder of the lease since
@@ -204,13 +208,14 @@ func (d *Dispatcher) record(ctx context.Context, sub *store.Subscription, event 
 		} else {
 			disabled = d.failed(rec, start, failure)
 			rec.LeaseUntil = time.Time{} // whoever polls when the retry is due may take it
+			attempts, next = rec.Attempts, rec.NextAttemptAt
 		}
 		return tx.PutSubscription(rec)
 	})
 	if err != nil || dropped {
 		return err
 	}
-	d.report(sub, event, attempts, disabled, failure)
+	d.report(sub, event, attempts, next, disabled, failure)
 	return nil
 }
 
@@ -241,8 +246,10 @@ func (d *Dispatcher) failed(rec *store.Subscription, start time.Time, failure er
 	return true
 }
 
-// report logs and counts a recorded outcome.
-func (d *Dispatcher) report(sub *store.Subscription, event *store.Event, attempts int, disabled bool, failure error) {
+// report logs and counts a recorded outcome: after a success attempts is how
+// many it took; after a failure, the number of the failed attempt, and next
+// is when the event is tried again.
+func (d *Dispatcher) report(sub *store.Subscription, event *store.Event, attempts int, next *time.Time, disabled bool, failure error) {
 	log := d.cfg.Logger.With("subscription", sub.ID, "tenantId", sub.TenantID, "eventId", event.ID, "type", event.Kind)
 	switch {
 	case failure == nil:
@@ -250,9 +257,10 @@ func (d *Dispatcher) report(sub *store.Subscription, event *store.Event, attempt
 		log.Debug("webhooks: delivered", "attempts", attempts)
 	case disabled:
 		log.Warn("webhooks: disabled the subscription, which kept failing; its events are kept until it is enabled again",
-			"failingFor", d.cfg.DisableAfter.String(), "error", failure)
+			"attempt", attempts, "failingFor", d.cfg.DisableAfter.String(), "error", failure.Error())
 	default:
-		log.Warn("webhooks: delivery failed; will retry", "error", failure)
+		// The cause is the receiver's fault, not ours: its message, without a stack trace.
+		log.Warn("webhooks: delivery failed; will retry", "attempt", attempts, "error", failure.Error(), "nextAttemptAt", next)
 	}
 }
 
