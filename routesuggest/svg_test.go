@@ -4,17 +4,14 @@ import (
 	"encoding/xml"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-json-experiment/json"
-
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/routesuggest"
+	"github.com/integration-connect/connect/routesuggest/routetest"
 )
 
 // node is an element of a drawn map, parsed generically.
@@ -113,25 +110,16 @@ func markerShape(t *testing.T, g node) circleOf {
 	return circleOf{what, (xs[0] + xs[2]) / 2, (ys[1] + ys[3]) / 2, (xs[1] - xs[3]) / 2}
 }
 
-// goldenRoutes are the routes the map is checked on: a real day planned by
+// goldenRoutes are the routes the map is checked on: real days planned by
 // the example program, and the hard cases built by hand.
 func goldenRoutes(t *testing.T) map[string]connect.RouteSuggestion {
 	t.Helper()
-	routes := handMadeRoutes()
-	files, _ := filepath.Glob("testdata/routes/*.json")
-	if len(files) == 0 {
-		t.Fatal("no golden routes in testdata/routes")
+	routes, err := routetest.GoldenRoutes()
+	if err != nil || len(routes) == 0 {
+		t.Fatalf("golden routes: %v (%d)", err, len(routes))
 	}
-	for _, f := range files {
-		body, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r connect.RouteSuggestion
-		if err := json.Unmarshal(body, &r); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		routes[filepath.Base(f)] = r
+	for name, r := range handMadeRoutes() {
+		routes[name] = r
 	}
 	return routes
 }
