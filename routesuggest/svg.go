@@ -43,6 +43,10 @@ const (
 	stopMarker markerKind = iota
 	depotMarker
 	excludedMarker
+	// anchorMarker is the true place of another marker, not drawn as a
+	// marker: other markers keep off it, so that the dot at the end of a
+	// leader line stays visible.
+	anchorMarker
 )
 
 // Marker sizes (radius, or half the side of a square).
@@ -59,8 +63,9 @@ type marker struct {
 	at     pt // the true place on the page
 	pos    pt // where it is drawn, after pushing overlapping markers apart
 	radius float64
-	text   string // inside the symbol
-	title  string // the tooltip
+	owner  *marker // of an anchor: the marker whose true place it is
+	text   string  // inside the symbol
+	title  string  // the tooltip
 	stop   *connect.RouteStop
 }
 

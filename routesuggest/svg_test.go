@@ -384,3 +384,24 @@ func TestSVGEmptyRoute(t *testing.T) {
 	}
 	parseSVG(t, []byte(empty))
 }
+
+// BenchmarkSVG draws the real day, and a job of 1000 targets of which most
+// are excluded, all in one district: the worst case for pushing markers apart.
+func BenchmarkSVG(b *testing.B) {
+	routes, err := routetest.GoldenRoutes()
+	if err != nil {
+		b.Fatal(err)
+	}
+	crowded := routes["berlin-day.json"]
+	for i := range 1000 {
+		lat, lon := 52.50+float64(i%40)*0.0005, 13.40+float64(i/40)*0.0005
+		crowded.Excluded = append(crowded.Excluded, connect.RouteExcludedItem{ExternalID: fmt.Sprintf("X-%d", i), Reason: connect.ExcludedDoesNotFit, Latitude: &lat, Longitude: &lon})
+	}
+	for name, r := range map[string]connect.RouteSuggestion{"day": routes["berlin-day.json"], "1000 excluded": crowded} {
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				routesuggest.SVG(r)
+			}
+		})
+	}
+}

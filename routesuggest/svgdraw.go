@@ -90,7 +90,7 @@ func (d *drawing) writeLegs(b *bytes.Buffer) {
 }
 
 // minArrowLeg is the shortest visible leg that gets an arrow.
-const minArrowLeg = 18.0
+const minArrowLeg = 30.0
 
 func writeLeg(b *bytes.Buffer, from, to *marker, depot bool) {
 	dash := ""

@@ -2,6 +2,7 @@ package routesuggest
 
 import (
 	"math"
+	"unicode/utf8"
 
 	"github.com/integration-connect/connect"
 )
@@ -101,19 +102,29 @@ func (pr projection) at(p connect.RoutePoint) pt {
 // markerGap is the space kept between two markers.
 const markerGap = 3.0
 
-// spread pushes apart markers that would overlap, in a few rounds of pairwise
+// spreadRounds and spreadPairs bound the work of spread: at most
+// spreadRounds rounds, and fewer for many markers, so that a job of
+// thousands of excluded targets is still drawn quickly.
+const (
+	spreadRounds = 200
+	spreadPairs  = 20_000_000
+)
+
+// spread pushes apart markers that would overlap, in rounds of pairwise
 // repulsion, and keeps them inside the map area. Markers at the same place
 // leave in directions spread by the golden angle, so the result does not
 // depend on floating-point accidents and is the same every time.
-func spread(ms []*marker) {
-	for range 200 {
+func spread(markers []*marker) {
+	ms := withAnchors(markers)
+	pairs := max(len(ms)*(len(ms)-1)/2, 1)
+	for range min(max(spreadPairs/pairs, 1), spreadRounds) {
 		moved := false
 		for i := range ms {
 			for j := i + 1; j < len(ms); j++ {
 				moved = separate(ms[i], ms[j], j) || moved
 			}
 		}
-		for _, m := range ms {
+		for _, m := range markers {
 			m.pos = clampInto(m.pos, m.radius)
 		}
 		if !moved {
@@ -122,9 +133,41 @@ func spread(ms []*marker) {
 	}
 }
 
+// anchorRadius is the room kept free around a marker's true place.
+const anchorRadius = 4.0
+
+// withAnchors returns the markers followed by an anchor at each one's true
+// place.
+func withAnchors(ms []*marker) []*marker {
+	out := append([]*marker{}, ms...)
+	for _, m := range ms {
+		out = append(out, &marker{kind: anchorMarker, at: m.at, pos: m.at, radius: anchorRadius, owner: m})
+	}
+	return out
+}
+
+// share is how much of a push apart falls on a (b takes the rest): anchors
+// never move, and an excluded item makes way for the route.
+func share(a, b *marker) float64 {
+	switch {
+	case a.kind == anchorMarker:
+		return 0
+	case b.kind == anchorMarker:
+		return 1
+	case a.kind == excludedMarker && b.kind != excludedMarker:
+		return 1
+	case b.kind == excludedMarker && a.kind != excludedMarker:
+		return 0
+	}
+	return 0.5
+}
+
 // separate pushes a and b apart when they overlap; j picks the direction
-// when they sit on the same spot.
+// when they sit on the same spot. A marker may cover its own anchor.
 func separate(a, b *marker, j int) bool {
+	if a.kind == anchorMarker && b.kind == anchorMarker || a.owner == b || b.owner == a {
+		return false
+	}
 	need := a.radius + b.radius + markerGap
 	d := b.pos.sub(a.pos)
 	dist := d.length()
@@ -135,8 +178,9 @@ func separate(a, b *marker, j int) bool {
 		angle := float64(j) * 2.399963 // the golden angle, in radians
 		d, dist = pt{math.Cos(angle), math.Sin(angle)}, 1
 	}
-	push := d.scale((need - dist) / 2 / dist)
-	a.pos, b.pos = a.pos.sub(push), b.pos.add(push)
+	push := d.scale((need - dist) / dist)
+	shareA := share(a, b)
+	a.pos, b.pos = a.pos.sub(push.scale(shareA)), b.pos.add(push.scale(1-shareA))
 	return true
 }
 
@@ -196,9 +240,5 @@ func textWidth(s string, size float64, bold bool) float64 {
 	if bold {
 		em = 0.66
 	}
-	n := 0
-	for range s {
-		n++
-	}
-	return float64(n) * size * em
+	return float64(utf8.RuneCountInString(s)) * size * em
 }

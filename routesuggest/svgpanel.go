@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/integration-connect/connect"
 )
 
-// The side panel: legend, then the excluded items.
-var panelX0 = pageWidth - pageMargin - panelWidth + 8
+// panelX0 is the left edge of the side panel's text: legend, then the
+// excluded items.
+const panelX0 = pageWidth - pageMargin - panelWidth + 8
 
 // exclusionGroup is the excluded items of one reason, in job order.
 type exclusionGroup struct {
@@ -74,7 +76,7 @@ func groupExcluded(items []connect.RouteExcludedItem) []exclusionGroup {
 		if ra, rb := reasonRank(a.reason), reasonRank(b.reason); ra != rb {
 			return ra - rb
 		}
-		return compareStrings(string(a.reason), string(b.reason))
+		return strings.Compare(string(a.reason), string(b.reason))
 	})
 	n := 0
 	for _, g := range groups {
@@ -86,16 +88,6 @@ func groupExcluded(items []connect.RouteExcludedItem) []exclusionGroup {
 		}
 	}
 	return groups
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // letterKey is the n-th key: A … Z, AA, AB, ….
@@ -229,5 +221,5 @@ func (d *drawing) writeMore(b *bytes.Buffer, y float64, gi, i int) {
 	for _, g := range d.groups[gi+1:] {
 		n += len(g.items)
 	}
-	fmt.Fprintf(b, `<text x="%g" y="%g" font-size="11" fill="%s">… and %d more (see the suggestion's excluded list)</text>`, panelX0, y, colourMuted, n)
+	fmt.Fprintf(b, `<text x="%g" y="%g" font-size="11" fill="%s">… and %d more in the suggestion</text>`, panelX0, y, colourMuted, n)
 }

@@ -3,10 +3,10 @@ package solver
 import "github.com/cockroachdb/errors"
 
 // Check evaluates a given order of stops (indices into p.Stops): it
-// schedules the order as Solve schedules its route (see Solution.StartTime)
-// and returns the resulting Solution, or an error wrapping ErrInfeasible that says which
-// constraint the order breaks and where. It is the reference evaluation used
-// by tests and by the benchmark runner.
+// schedules the order as Solve schedules its route (see Solution) and
+// returns the resulting Solution, or an error wrapping ErrInfeasible that
+// says which constraint the order breaks and where. It is the reference
+// evaluation used by tests and by the benchmark runner.
 func Check(p Problem, order []int) (Solution, error) {
 	m, err := compile(p)
 	if err != nil {
