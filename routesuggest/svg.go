@@ -113,10 +113,11 @@ func newDrawing(r connect.RouteSuggestion) *drawing {
 // zone is the suggestion's time zone, UTC when it has none (suggestions made
 // before they recorded one) or it is unknown here.
 func zone(name string) *time.Location {
-	if loc, err := time.LoadLocation(name); err == nil && name != "" {
-		return loc
+	loc, err := time.LoadLocation(name) // "" is UTC
+	if err != nil {
+		return time.UTC
 	}
-	return time.UTC
+	return loc
 }
 
 // places are the coordinates the map must show.
