@@ -114,8 +114,8 @@ func writeLeg(b *bytes.Buffer, from, to *marker, depot bool) {
 // writeArrow draws an arrowhead at p pointing along the unit vector u.
 func writeArrow(b *bytes.Buffer, class string, p, u pt) {
 	n := pt{-u.y, u.x}
-	tip, back := p.add(u.scale(6)), p.sub(u.scale(5))
-	l, r := back.add(n.scale(5)), back.sub(n.scale(5))
+	tip, back := p.add(u.scale(7)), p.sub(u.scale(6))
+	l, r := back.add(n.scale(6)), back.sub(n.scale(6))
 	fmt.Fprintf(b, `<polygon class="%s" points="%s %s %s" fill="%s"/>`+"\n", class, coord(tip), coord(l), coord(r), colourRoute)
 }
 
