@@ -47,6 +47,9 @@ const (
 	ScopeRouteSuggestionsCreate   Scope = "route_suggestions.create"
 	ScopeAppointmentRequestsWrite Scope = "appointment_requests.write"
 	ScopeAppointmentRequestsRead  Scope = "appointment_requests.read"
+	// ScopeWebhooksManage lets a client manage its tenant's webhook
+	// subscriptions: create, list, read, delete, rotate their secrets.
+	ScopeWebhooksManage Scope = "webhooks.manage"
 )
 
 // AllScopes lists every scope a key can hold, in documentation order.
@@ -54,6 +57,7 @@ var AllScopes = []Scope{
 	ScopeHealthRead, ScopeTargetsWrite, ScopeTargetsBatchWrite, ScopeCustomersMap,
 	ScopeImportJobsRead, ScopeRouteSuggestionsCreate,
 	ScopeAppointmentRequestsWrite, ScopeAppointmentRequestsRead,
+	ScopeWebhooksManage,
 }
 
 // ParseScopes turns a comma-separated list ("a,b,c") into scopes, refusing unknown
@@ -653,26 +657,37 @@ const (
 // RouteSuggestion is a draft route for one technician's day, as read with GET
 // {base_url}/route-suggestions/{id}. Times are UTC; distances in km and
 // durations in minutes are rounded to one decimal.
+//
+// The day is scheduled with the least waiting: it starts as late as it can
+// without losing a stop or ending later (the technician leaves so as to reach
+// the first window as it opens), and every stop is served as early as
+// possible from then on, so waiting is left only before a stop whose window
+// opens late where an earlier stop's window does not allow starting later.
 type RouteSuggestion struct {
-	ID                    int64                 `json:"id"`
-	ImportJobID           int64                 `json:"importJobId"`
-	RouteDate             Date                  `json:"routeDate"`
-	EmployeeID            *string               `json:"employeeId"`
-	OptimizationProfileID *int64                `json:"optimizationProfileId"`
-	Status                RouteSuggestionStatus `json:"status"`
-	CreatedAtUtc          time.Time             `json:"createdAtUtc"`
+	ID                    int64   `json:"id"`
+	ImportJobID           int64   `json:"importJobId"`
+	RouteDate             Date    `json:"routeDate"`
+	EmployeeID            *string `json:"employeeId"`
+	OptimizationProfileID *int64  `json:"optimizationProfileId"`
+	// TimeZone is the IANA time zone the day was planned in (the profile's):
+	// RouteDate and the shift are local dates and times there.
+	TimeZone     string                `json:"timeZone"`
+	Status       RouteSuggestionStatus `json:"status"`
+	CreatedAtUtc time.Time             `json:"createdAtUtc"`
 	// StartUtc is when the route starts (leaving the start location, or
 	// arriving at the first stop without one); EndUtc when it ends. Both are null
 	// for a route without stops.
-	StartUtc           *time.Time          `json:"startUtc"`
-	EndUtc             *time.Time          `json:"endUtc"`
-	TotalTravelKm      float64             `json:"totalTravelKm"`
-	TotalTravelMinutes float64             `json:"totalTravelMinutes"`
-	TotalWorkMinutes   int                 `json:"totalWorkMinutes"`
-	Start              *RoutePoint         `json:"start"`
-	End                *RoutePoint         `json:"end"`
-	Stops              []RouteStop         `json:"stops"`
-	Excluded           []RouteExcludedItem `json:"excluded"`
+	StartUtc           *time.Time `json:"startUtc"`
+	EndUtc             *time.Time `json:"endUtc"`
+	TotalTravelKm      float64    `json:"totalTravelKm"`
+	TotalTravelMinutes float64    `json:"totalTravelMinutes"`
+	TotalWorkMinutes   int        `json:"totalWorkMinutes"`
+	// WaitMinutes is the waiting of all stops together.
+	WaitMinutes float64             `json:"waitMinutes"`
+	Start       *RoutePoint         `json:"start"`
+	End         *RoutePoint         `json:"end"`
+	Stops       []RouteStop         `json:"stops"`
+	Excluded    []RouteExcludedItem `json:"excluded"`
 }
 
 // RoutePoint is where a route starts or ends (the employee's locations).
@@ -681,24 +696,35 @@ type RoutePoint struct {
 	Longitude float64 `json:"longitude"`
 }
 
-// RouteStop is one visit of a route suggestion.
+// RouteStop is one visit of a route suggestion: the technician arrives at
+// ArrivalUtc, waits WaitMinutes until the target's time window opens, works
+// from ServiceStartUtc and leaves at DepartureUtc (the service start plus the
+// estimated work minutes).
 type RouteStop struct {
-	Sequence                  int       `json:"sequence"`
-	TargetID                  int64     `json:"targetId"`
-	ExternalID                string    `json:"externalId"`
+	Sequence   int    `json:"sequence"`
+	TargetID   int64  `json:"targetId"`
+	ExternalID string `json:"externalId"`
+	// Title is the target's title when the route was planned.
+	Title                     string    `json:"title"`
 	Latitude                  float64   `json:"latitude"`
 	Longitude                 float64   `json:"longitude"`
 	ArrivalUtc                time.Time `json:"arrivalUtc"`
+	WaitMinutes               float64   `json:"waitMinutes"`
+	ServiceStartUtc           time.Time `json:"serviceStartUtc"`
 	DepartureUtc              time.Time `json:"departureUtc"`
 	TravelMinutesFromPrevious float64   `json:"travelMinutesFromPrevious"`
 	TravelKmFromPrevious      float64   `json:"travelKmFromPrevious"`
 }
 
 // RouteExcludedItem is an item of the import job that is not on the route.
+// Latitude and Longitude are the target's effective coordinates, null when it
+// has none (and for a rejected item, which has no target).
 type RouteExcludedItem struct {
 	TargetID   *int64          `json:"targetId"`
 	ExternalID string          `json:"externalId"`
 	Reason     ExclusionReason `json:"reason"`
+	Latitude   *float64        `json:"latitude"`
+	Longitude  *float64        `json:"longitude"`
 }
 
 // ---------------------------------------------------------------------------
@@ -841,10 +867,10 @@ func (c Client) Caller() Caller {
 
 // NewClient describes a client to create.
 type NewClient struct {
-	TenantID     string  `validate:"notblank,max=200,printascii"`
-	ClientID     string  `validate:"notblank,max=200,printascii"`
-	SourceSystem string  `validate:"notblank,max=200"`
-	Scopes       []Scope `validate:"min=1"`
+	TenantID     string  `json:"tenantId" validate:"notblank,max=200,printascii"`
+	ClientID     string  `json:"clientId" validate:"notblank,max=200,printascii"`
+	SourceSystem string  `json:"sourceSystem" validate:"notblank,max=200"`
+	Scopes       []Scope `json:"scopes" validate:"min=1"`
 }
 
 // ClientRegistry creates, authenticates, lists and revokes Integration Clients.
@@ -1262,6 +1288,68 @@ type NewWebhookSubscription struct {
 	URL                   string      `json:"url" validate:"notblank,max=2000"`
 	Kinds                 []EventKind `json:"kinds"`
 	AllowInsecureLoopback bool        `json:"allowInsecureLoopback"`
+}
+
+// WebhookSubscriptionRequest is the body of POST {base_url}/webhook-subscriptions:
+// an integrator subscribes an https URL to some of its tenant's event kinds.
+type WebhookSubscriptionRequest struct {
+	URL    string      `json:"url"`
+	Events []EventKind `json:"events"`
+}
+
+// WebhookSubscriptionInfo is a webhook subscription as its tenant's
+// integrators see it: never its secret, nor its delivery state.
+type WebhookSubscriptionInfo struct {
+	ID        int64       `json:"id"`
+	URL       string      `json:"url"`
+	Events    []EventKind `json:"events"`
+	Enabled   bool        `json:"enabled"`
+	CreatedAt time.Time   `json:"createdAt"`
+}
+
+// WebhookSubscriptionWithSecret is the answer of a create and of a secret
+// rotation, the only answers that show the signing secret.
+type WebhookSubscriptionWithSecret struct {
+	WebhookSubscriptionInfo
+	Secret string `json:"secret"`
+}
+
+// WebhookSubscriptionList is the answer of GET {base_url}/webhook-subscriptions.
+type WebhookSubscriptionList struct {
+	Subscriptions []WebhookSubscriptionInfo `json:"subscriptions"`
+}
+
+// WebhookSubscriptionOutcome is the result of a create or a rotation.
+type WebhookSubscriptionOutcome struct {
+	Subscription WebhookSubscriptionWithSecret
+	// Replayed is true when the outcome was stored by an earlier call with the
+	// same idempotency key and nothing was executed.
+	Replayed bool
+}
+
+// WebhookSubscriptionService lets Integration Clients manage their tenant's
+// webhook subscriptions. Every method requires webhooks.manage; another
+// tenant's subscription id is NotFound, like an unknown one. The writes that
+// return a secret are idempotent like every write.
+//
+// Errors: InsufficientScope, NotFound, InvalidRequest (body not JSON, an
+// unknown field, a URL that is not https or breaks the URL rules, an unknown
+// or missing event kind), IdempotencyKeyReused, IdempotencyKeyInUse.
+type WebhookSubscriptionService interface {
+	// CreateWebhookSubscription creates an enabled subscription and returns it
+	// with its signing secret; it receives the events after it.
+	CreateWebhookSubscription(ctx context.Context, caller Caller, req WebhookSubscriptionRequest, opts WriteOptions) (WebhookSubscriptionOutcome, error)
+	// CreateWebhookSubscriptionJSON is CreateWebhookSubscription with the body as JSON.
+	CreateWebhookSubscriptionJSON(ctx context.Context, caller Caller, body []byte, opts WriteOptions) (WebhookSubscriptionOutcome, error)
+	// ListWebhookSubscriptions lists the caller's tenant's subscriptions by id.
+	ListWebhookSubscriptions(ctx context.Context, caller Caller) (WebhookSubscriptionList, error)
+	// GetWebhookSubscription returns one subscription of the caller's tenant.
+	GetWebhookSubscription(ctx context.Context, caller Caller, id int64) (WebhookSubscriptionInfo, error)
+	// DeleteWebhookSubscription removes a subscription and stops its deliveries.
+	DeleteWebhookSubscription(ctx context.Context, caller Caller, id int64) error
+	// RotateWebhookSubscriptionSecret gives a subscription a new secret and
+	// returns it; the old one signs nothing from then on.
+	RotateWebhookSubscriptionSecret(ctx context.Context, caller Caller, id int64, opts WriteOptions) (WebhookSubscriptionOutcome, error)
 }
 
 // ---------------------------------------------------------------------------

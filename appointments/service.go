@@ -3,7 +3,7 @@
 // applications move them through the lifecycle, which is the table Transitions,
 // and list them by status. It implements connect.AppointmentService.
 //
-// Every write runs through store.RunIdempotent, so a request, its status history
+// Every write runs through a store.Claim, so a request, its status history
 // and the idempotency record are committed in one transaction, and every
 // read-modify-write of a request happens inside that one transaction: concurrent
 // cancels and transitions are applied one after the other, never lost.
@@ -226,7 +226,19 @@ func write[T any](ctx context.Context, s *Service, caller connect.Caller, key, o
 			return store.Outcome[T]{}, err
 		}
 	}
-	return store.RunIdempotent(ctx, s.cfg.Store, w, prepare)
+	claim, err := store.ClaimWrite[T](ctx, s.cfg.Store, w)
+	if err != nil {
+		return store.Outcome[T]{}, err
+	}
+	defer claim.Release()
+	if claim.Stored() {
+		return claim.Replay()
+	}
+	fn, err := prepare()
+	if err != nil {
+		return claim.Fail(ctx, err)
+	}
+	return claim.Commit(ctx, fn)
 }
 
 // encodeBody is the JSON of a request given as a Go value, for its

@@ -40,6 +40,7 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		h.log(r).Error("internal error", "error", err)
 		e, status = &connect.Error{Code: connect.CodeInternalError, Message: internalMessage}, http.StatusInternalServerError
 	}
+	info.errorCode = e.Code
 	body := connect.ApiErrorResponse{Error: connect.ApiError{Code: e.Code, Message: e.Message, CorrelationID: &info.correlationID}}
 	if e.RequiredScope != "" {
 		body.Error.RequiredScope = &e.RequiredScope

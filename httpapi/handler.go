@@ -7,8 +7,10 @@
 package httpapi
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,18 +54,32 @@ type Config struct {
 	// Appointments serves the appointment request preview under
 	// /connect/v1; nil leaves those routes out.
 	Appointments connect.AppointmentService
+	// Webhooks lets integrators manage their webhook subscriptions under
+	// {base_url}/webhook-subscriptions (webhooks.Subscriptions); nil leaves
+	// those routes out.
+	Webhooks connect.WebhookSubscriptionService
 	// Logger receives one line per request and every fault; nil means slog.Default().
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// MaxBodyBytes caps request bodies (PayloadTooLarge beyond). Default 10 MiB.
 	MaxBodyBytes int64
-	// RateLimit and RateBurst size each client's token bucket. Defaults 50/s, 100.
+	// RateLimit and RateBurst size each client's allowance. Defaults 50/s, 100.
 	RateLimit rate.Limit
 	RateBurst int
+	// RateLimiter keeps the allowances; nil means a token bucket per client
+	// in this process's memory. Replicas pass one they share, made with the
+	// same RateLimit and RateBurst.
+	RateLimiter RateLimiter
+	// Ready reports whether the service can answer: GET /readyz answers 503
+	// while it returns an error. nil means always ready.
+	Ready func(ctx context.Context) error
 	// MetricsElsewhere, when true, leaves GET /metrics out of this handler; serve
 	// Handler.Metrics() on another listener instead.
 	MetricsElsewhere bool
+	// Version is the version of the host, for the connect_build_info metric.
+	// Default "dev".
+	Version string
 }
 
 // Handler is the REST service. Create it with New.
@@ -71,7 +87,7 @@ type Handler struct {
 	cfg     Config
 	router  *httprouter.Router
 	metrics *metrics
-	limiter *limiter
+	limiter RateLimiter
 	openapi []byte
 }
 
@@ -84,8 +100,8 @@ func New(cfg Config) (*Handler, error) {
 	h := &Handler{
 		cfg:     cfg,
 		router:  httprouter.New(),
-		metrics: newMetrics(),
-		limiter: newLimiter(cfg.RateLimit, cfg.RateBurst, cfg.Now),
+		metrics: newMetrics(cfg.Version),
+		limiter: cfg.RateLimiter,
 	}
 	var err error
 	if h.openapi, err = openAPIDocument(cfg.BasePath); err != nil {
@@ -98,6 +114,10 @@ func New(cfg Config) (*Handler, error) {
 	h.router.HandleOPTIONS = false
 	for _, rt := range h.routes() {
 		h.router.Handle(rt.method, rt.pattern, h.handle(rt))
+		if rt.method == http.MethodGet {
+			// HEAD answers what GET would; net/http drops the body.
+			h.router.Handle(http.MethodHead, rt.pattern, h.handle(rt))
+		}
 	}
 	return h, nil
 }
@@ -110,6 +130,9 @@ func withDefaults(cfg Config) Config {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -121,6 +144,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.RateBurst <= 0 {
 		cfg.RateBurst = DefaultRateBurst
+	}
+	if cfg.RateLimiter == nil {
+		cfg.RateLimiter = newMemoryLimiter(cfg.RateLimit, cfg.RateBurst, cfg.Now)
 	}
 	return cfg
 }
@@ -138,7 +164,7 @@ func (h *Handler) Registerer() prometheus.Registerer { return h.metrics.registry
 // metrics once it is answered.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	info := &requestInfo{correlationID: correlationID(r), route: "unmatched"}
+	info := &requestInfo{correlationID: correlationID(r), route: unmatchedRoute}
 	w.Header().Set(headerCorrelationID, info.correlationID)
 	rec := &statusRecorder{ResponseWriter: w}
 	r = r.WithContext(withRequestInfo(r.Context(), info))
@@ -157,15 +183,41 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.router.ServeHTTP(rec, r)
 }
 
-// finish writes the access log line and the request metrics.
+// finish writes the access log line and the request metrics. The line of an
+// error answer carries its code; 429 answers are logged at debug level, since a
+// client hammering the API would otherwise flood the log; an unmatched request
+// names its path (cut to maxLoggedPath bytes), since no route template does.
 func (h *Handler) finish(r *http.Request, info *requestInfo, rec *statusRecorder, elapsed time.Duration) {
 	status := rec.statusCode()
 	h.metrics.observeRequest(info.route, methodLabel(r.Method), status, elapsed)
 	attrs := []any{"method", methodLabel(r.Method), "route", info.route, "status", status, "durationMs", elapsed.Milliseconds()}
+	if info.route == unmatchedRoute {
+		attrs = append(attrs, "path", truncatePath(r.URL.Path))
+	}
+	if info.errorCode != "" {
+		attrs = append(attrs, "errorCode", info.errorCode)
+	}
 	if info.caller != nil {
 		attrs = append(attrs, "tenantId", info.caller.TenantID, "clientId", info.caller.ClientID)
 	}
-	h.log(r).Info("request", attrs...)
+	level := slog.LevelInfo
+	if status == http.StatusTooManyRequests {
+		level = slog.LevelDebug
+	}
+	h.log(r).Log(r.Context(), level, "request", attrs...)
+}
+
+// unmatchedRoute labels requests no route matched, in metrics and the log.
+const unmatchedRoute = "unmatched"
+
+// maxLoggedPath bounds the path of an unmatched request in the log.
+const maxLoggedPath = 200
+
+func truncatePath(p string) string {
+	if len(p) <= maxLoggedPath {
+		return p
+	}
+	return strings.ToValidUTF8(p[:maxLoggedPath], "") + "…"
 }
 
 // log returns the logger for r: every line carries the correlation id.
@@ -178,8 +230,8 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 }
 
 // methodNotAllowed answers a known path with the wrong method. The Allow
-// header lists the methods served (httprouter would also name OPTIONS, which is
-// not answered).
+// header lists the methods served, sorted (httprouter lists them in map order
+// and would also name OPTIONS, which is not answered).
 func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	var allowed []string
 	for _, m := range strings.Split(w.Header().Get("Allow"), ", ") {
@@ -187,6 +239,7 @@ func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 			allowed = append(allowed, m)
 		}
 	}
+	slices.Sort(allowed)
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
 	h.writeError(w, r, connect.Errorf(connect.CodeMethodNotAllowed, "%s is not allowed on %s; allowed: %s", methodLabel(r.Method), r.URL.Path, strings.Join(allowed, ", ")))
 }

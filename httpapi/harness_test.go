@@ -22,11 +22,11 @@ import (
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/appointments"
 	"github.com/integration-connect/connect/httpapi"
+	"github.com/integration-connect/connect/httpapi/webhooks"
 	"github.com/integration-connect/connect/importer"
 	"github.com/integration-connect/connect/mapping"
 	"github.com/integration-connect/connect/routesuggest"
 	"github.com/integration-connect/connect/store"
-	"github.com/integration-connect/connect/store/bolt"
 	"github.com/integration-connect/connect/store/bolt/bolttest"
 )
 
@@ -37,7 +37,7 @@ type server struct {
 	t       testing.TB
 	url     string
 	handler *httpapi.Handler
-	store   *bolt.Store
+	store   store.Store
 	clients *store.Clients
 	logs    *syncBuffer
 	// appointments is the service behind the preview routes, for host actions.
@@ -48,17 +48,24 @@ type server struct {
 	routes *routesuggest.Service
 }
 
-// newServer starts a server; adjust may change the config before New.
+// newServer starts a server on a new store; adjust may change the config
+// before New.
 func newServer(t testing.TB, adjust ...func(*httpapi.Config)) *server {
 	t.Helper()
-	db := bolttest.Open(t)
+	return newServerOn(t, bolttest.Open(t), adjust...)
+}
+
+// newServerOn starts a server on db.
+func newServerOn(t testing.TB, db store.Store, adjust ...func(*httpapi.Config)) *server {
+	t.Helper()
 	logs := &syncBuffer{}
 	imports := importer.New(importer.Config{Store: db})
 	cfg := httpapi.Config{
 		Clients: &store.Clients{Store: db}, Importer: imports, Jobs: imports,
 		Appointments: appointments.New(appointments.Config{Store: db}),
 		Routes:       routesuggest.New(routesuggest.Config{Store: db}), DrawRoute: routesuggest.SVG,
-		Logger: slog.New(slog.NewTextHandler(logs, nil)),
+		Webhooks: &webhooks.Subscriptions{Store: db},
+		Logger:   slog.New(slog.NewTextHandler(logs, nil)),
 	}
 	for _, fn := range adjust {
 		fn(&cfg)
@@ -150,7 +157,7 @@ func checkResponse(t testing.TB, req request, route *routers.Route, input *opena
 	if corr == "" {
 		t.Errorf("%s %s: no X-Correlation-Id", req.method, req.path)
 	}
-	if resp.status >= 400 && resp.header.Get("Content-Type") == "application/json" {
+	if resp.status >= 400 && req.method != http.MethodHead && resp.header.Get("Content-Type") == "application/json" {
 		var e connect.ApiErrorResponse
 		if err := json.Unmarshal(resp.body, &e); err != nil || e.Error.Code == "" || e.Error.CorrelationID == nil || *e.Error.CorrelationID != corr {
 			t.Errorf("%s %s: error body %s is not an ApiErrorResponse with the correlation id %q", req.method, req.path, resp.body, corr)

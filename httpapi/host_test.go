@@ -2,11 +2,16 @@ package httpapi_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/httpapi"
@@ -18,20 +23,22 @@ func TestUnknownRoutes(t *testing.T) {
 		method, path string
 		status       int
 		code         connect.ErrorCode
+		allow        string
 	}{
-		{"GET", "/nope", 404, connect.CodeNotFound},
-		{"GET", base + "/inbound/targets/", 404, connect.CodeNotFound},
-		{"DELETE", base + "/import-jobs", 405, connect.CodeMethodNotAllowed},
-		{"PUT", base + "/inbound/targets", 405, connect.CodeMethodNotAllowed},
-		{"OPTIONS", base + "/import-jobs", 405, connect.CodeMethodNotAllowed},
+		{"GET", "/nope", 404, connect.CodeNotFound, ""},
+		{"GET", base + "/inbound/targets/", 404, connect.CodeNotFound, ""},
+		{"DELETE", base + "/import-jobs", 405, connect.CodeMethodNotAllowed, "GET, HEAD"},
+		{"PUT", base + "/inbound/targets", 405, connect.CodeMethodNotAllowed, "POST"},
+		{"OPTIONS", base + "/import-jobs", 405, connect.CodeMethodNotAllowed, "GET, HEAD"},
+		{"PUT", base + "/webhook-subscriptions/1", 405, connect.CodeMethodNotAllowed, "DELETE, GET, HEAD"},
 	}
 	for _, tc := range tests {
 		resp := s.do(request{method: tc.method, path: tc.path, invalid: true})
 		if resp.status != tc.status || resp.apiError(t).Code != tc.code {
 			t.Errorf("%s %s: %d %s", tc.method, tc.path, resp.status, resp.body)
 		}
-		if tc.status == 405 && resp.header.Get("Allow") != "GET" && resp.header.Get("Allow") != "POST" {
-			t.Errorf("%s %s: Allow %q, want only the served method", tc.method, tc.path, resp.header.Get("Allow"))
+		if got := resp.header.Get("Allow"); got != tc.allow {
+			t.Errorf("%s %s: Allow %q, want %q", tc.method, tc.path, got, tc.allow)
 		}
 	}
 	// Unknown methods share one metric series.
@@ -138,6 +145,17 @@ func TestMetricsElsewhere(t *testing.T) {
 	}
 }
 
+func TestBuildInfo(t *testing.T) {
+	s := newServer(t, func(c *httpapi.Config) { c.Version = "v1.4.2" })
+	want := fmt.Sprintf(`connect_build_info{goversion=%q,version="v1.4.2"} 1`, runtime.Version())
+	if text := scrape(t, s); !strings.Contains(text, want) {
+		t.Errorf("no %s in\n%s", want, text)
+	}
+	if text := scrape(t, newServer(t)); !strings.Contains(text, `version="dev"`) {
+		t.Errorf("a handler without a version is not labelled dev")
+	}
+}
+
 func TestOpenAPIServed(t *testing.T) {
 	s := newServer(t)
 	resp := s.do(request{method: "GET", path: base + "/openapi.json"})
@@ -168,6 +186,8 @@ func TestDocumentCoversRoutes(t *testing.T) {
 		{"GET", base + "/import-jobs"}, {"GET", base + "/import-jobs/1"}, {"GET", base + "/openapi.json"}, {"GET", "/metrics"},
 		{"POST", "/connect/v1/appointment-requests"}, {"GET", "/connect/v1/appointment-requests/apr_1"},
 		{"GET", "/connect/v1/appointment-requests/apr_1/status"}, {"POST", "/connect/v1/appointment-requests/apr_1/cancel"},
+		{"POST", base + "/webhook-subscriptions"}, {"GET", base + "/webhook-subscriptions"}, {"GET", base + "/webhook-subscriptions/1"},
+		{"DELETE", base + "/webhook-subscriptions/1"}, {"POST", base + "/webhook-subscriptions/1/rotate-secret"},
 	}
 	for _, r := range served {
 		req, _ := http.NewRequest(r.method, s.url+r.path, nil)
@@ -175,7 +195,7 @@ func TestDocumentCoversRoutes(t *testing.T) {
 			t.Errorf("%s %s is served but not in the document", r.method, r.path)
 		}
 		resp := s.do(request{method: r.method, path: r.path, key: key, invalid: true})
-		if resp.status == 404 && !strings.Contains(r.path, "/import-jobs/") && !strings.Contains(r.path, "apr_1") || resp.status == 405 {
+		if resp.status == 404 && !strings.Contains(r.path, "/import-jobs/") && !strings.Contains(r.path, "apr_1") && !strings.Contains(r.path, "/webhook-subscriptions/") || resp.status == 405 {
 			t.Errorf("%s %s is in the document but answers %d", r.method, r.path, resp.status)
 		}
 	}
@@ -195,4 +215,39 @@ func get(t testing.TB, url string) string {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
+}
+
+// TestHeadOnEveryGet: every GET operation of the document answers HEAD with
+// the status and headers of the GET and no body.
+func TestHeadOnEveryGet(t *testing.T) {
+	s := newServer(t)
+	key := s.key("acme", "erp", connect.AllScopes...)
+	var doc struct {
+		Paths map[string]map[string]jsontext.Value `json:"paths"`
+	}
+	if err := json.Unmarshal(httpapi.OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for path, item := range doc.Paths {
+		if _, ok := item["get"]; !ok {
+			continue
+		}
+		prefix := base
+		if strings.HasPrefix(path, "/appointment-requests") {
+			prefix = "/connect/v1"
+		} else if path == "/metrics" {
+			prefix = ""
+		}
+		url := prefix + strings.NewReplacer("{id}", "1").Replace(path)
+		get := s.do(request{method: "GET", path: url, key: key, invalid: true})
+		head := s.do(request{method: "HEAD", path: url, key: key, invalid: true})
+		if head.status != get.status || len(head.body) != 0 || head.header.Get("Content-Type") != get.header.Get("Content-Type") {
+			t.Errorf("HEAD %s: %d %q with %d bytes; GET: %d %q", url, head.status, head.header.Get("Content-Type"), len(head.body), get.status, get.header.Get("Content-Type"))
+		}
+		n++
+	}
+	if n < 8 {
+		t.Errorf("only %d GET operations found", n)
+	}
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -22,7 +23,8 @@ type metrics struct {
 	rateLimited *prometheus.CounterVec
 }
 
-func newMetrics() *metrics {
+// newMetrics makes the metrics of a handler of the given host version.
+func newMetrics(version string) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -42,7 +44,12 @@ func newMetrics() *metrics {
 			Name: "connect_rate_limited_requests_total", Help: "Requests refused with 429 RateLimited, by route template.",
 		}, []string{"route"}),
 	}
-	m.registry.MustRegister(m.requests, m.duration, m.items, m.replays, m.rateLimited,
+	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "connect_build_info", Help: "Always 1; its labels name the version of the host and the Go version it was built with.",
+		ConstLabels: prometheus.Labels{"version": version, "goversion": runtime.Version()},
+	})
+	buildInfo.Set(1)
+	m.registry.MustRegister(m.requests, m.duration, m.items, m.replays, m.rateLimited, buildInfo,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -25,11 +25,13 @@ const (
 )
 
 // requestInfo is what the outer layer learns about a request while the router
-// serves it: the route template for metrics and the caller for the log.
+// serves it: the route template for metrics, the caller and the error code of
+// an error answer for the log.
 type requestInfo struct {
 	correlationID string
 	route         string
 	caller        *connect.Caller
+	errorCode     connect.ErrorCode
 }
 
 type requestInfoKey struct{}

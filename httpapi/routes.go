@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"io"
 	"net/http"
 	"strings"
 
@@ -39,6 +40,10 @@ func (h *Handler) routes() []route {
 	}
 	routes = append(routes, h.routeSuggestionRoutes()...)
 	routes = append(routes, h.appointmentRoutes()...)
+	routes = append(routes,
+		route{http.MethodGet, "/healthz", "", false, h.serveLive},
+		route{http.MethodGet, "/readyz", "", false, h.serveReady})
+	routes = append(routes, h.subscriptionRoutes()...)
 	if !h.cfg.MetricsElsewhere {
 		routes = append(routes, route{http.MethodGet, "/metrics", "", false, h.serveMetrics})
 	}
@@ -76,7 +81,7 @@ func (h *Handler) admit(r *http.Request, rt route, c *call) error {
 		return err
 	}
 	if rt.rateLimited {
-		if err := h.limiter.admit(caller); err != nil {
+		if err := h.admitRate(r.Context(), caller); err != nil {
 			h.metrics.rateLimited.WithLabelValues(rt.pattern).Inc()
 			return err
 		}
@@ -103,4 +108,31 @@ func (h *Handler) serveOpenAPI(w http.ResponseWriter, _ *http.Request, _ call) e
 func (h *Handler) serveMetrics(w http.ResponseWriter, r *http.Request, _ call) error {
 	h.metrics.handler().ServeHTTP(w, r)
 	return nil
+}
+
+// probe is the body of the load balancers' probes.
+type probe struct {
+	Status string `json:"status"`
+}
+
+// serveLive answers GET /healthz: the process is up and serving.
+func (h *Handler) serveLive(w http.ResponseWriter, _ *http.Request, _ call) error {
+	return writeJSON(w, http.StatusOK, probe{Status: "ok"})
+}
+
+// serveReady answers GET /readyz: 200 while the store answers, else 503, so a
+// load balancer sends requests only to replicas that can serve them. The
+// cause is logged, not shown to whoever probes.
+func (h *Handler) serveReady(w http.ResponseWriter, r *http.Request, _ call) error {
+	if h.cfg.Ready != nil {
+		if err := h.cfg.Ready(r.Context()); err != nil {
+			h.log(r).Warn("not ready: the store does not answer", "error", err)
+			// Plain text: a probe answer, not an error of the integrator contract.
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, "unavailable\n")
+			return nil
+		}
+	}
+	return writeJSON(w, http.StatusOK, probe{Status: "ready"})
 }

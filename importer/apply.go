@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cockroachdb/errors"
-
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/mapping"
 	"github.com/integration-connect/connect/store"
@@ -25,6 +23,9 @@ type run struct {
 	now          time.Time
 	// mapper maps the items of one execution; see mapperFor.
 	mapper *mapping.Mapper
+	// targets are the stored targets the items name, read in one go when an
+	// execution starts and kept current as items create and change them.
+	targets map[store.TargetKey]*store.Target
 }
 
 // execute applies every item in order, so a later item sees the effects of
@@ -33,6 +34,10 @@ type run struct {
 // time it runs.
 func (r *run) execute(tx store.Tx) (connect.InboundImportResult, bool, error) {
 	r.mapper = nil // it belonged to the transaction of an earlier run
+	var err error
+	if r.targets, err = tx.TargetsByExternalID(r.caller.TenantID, r.targetKeys()); err != nil {
+		return connect.InboundImportResult{}, false, err
+	}
 	results := make([]connect.InboundImportItemResult, len(r.items))
 	for i := range r.items {
 		res, err := r.apply(tx, &r.items[i])
@@ -62,6 +67,21 @@ func (r *run) execute(tx store.Tx) (connect.InboundImportResult, bool, error) {
 	}, created, nil
 }
 
+// targetKeys are the identities of the items that are not rejected already.
+func (r *run) targetKeys() []store.TargetKey {
+	keys := make([]store.TargetKey, 0, len(r.items))
+	for i := range r.items {
+		if it := &r.items[i]; it.problem == "" {
+			keys = append(keys, r.keyOf(it))
+		}
+	}
+	return keys
+}
+
+func (r *run) keyOf(it *item) store.TargetKey {
+	return store.TargetKey{SourceSystem: r.sourceSystemOf(it), ExternalID: it.target.ExternalID}
+}
+
 func (r *run) jobSourceSystem() string {
 	if r.sourceSystem != "" {
 		return r.sourceSystem
@@ -87,20 +107,14 @@ func (r *run) apply(tx store.Tx, it *item) (connect.InboundImportItemResult, err
 	if it.problem != "" {
 		return reject(res, connect.CodeValidationFailed, it.problem, nil), nil
 	}
-	source := r.sourceSystemOf(it)
-	existing, err := tx.TargetByExternalID(r.caller.TenantID, source, it.target.ExternalID)
-	if errors.Is(err, connect.ErrNotFound) {
-		existing, err = nil, nil
-	}
-	if err != nil {
-		return res, err
-	}
+	key := r.keyOf(it)
+	existing := r.targets[key]
 	switch r.operationOf(it) {
 	case connect.OperationCreate:
 		if existing != nil {
 			return reject(res, connect.CodeTargetAlreadyExists, fmt.Sprintf("target %q already exists; use update or upsert to change it", it.target.ExternalID), &existing.ID), nil
 		}
-		return r.create(tx, res, it, source)
+		return r.create(tx, res, it, key)
 	case connect.OperationUpdate:
 		if problem := updatable(existing, it); problem != nil {
 			return reject(res, problem.Code, problem.Message, targetID(existing)), nil
@@ -110,7 +124,7 @@ func (r *run) apply(tx store.Tx, it *item) (connect.InboundImportItemResult, err
 		return r.cancel(tx, res, it, existing)
 	}
 	if existing == nil {
-		return r.create(tx, res, it, source)
+		return r.create(tx, res, it, key)
 	}
 	return r.update(tx, res, it, existing)
 }
@@ -148,9 +162,9 @@ func updatable(existing *store.Target, it *item) *connect.Error {
 	return nil
 }
 
-func (r *run) create(tx store.Tx, res connect.InboundImportItemResult, it *item, source string) (connect.InboundImportItemResult, error) {
+func (r *run) create(tx store.Tx, res connect.InboundImportItemResult, it *item, key store.TargetKey) (connect.InboundImportItemResult, error) {
 	t := &store.Target{
-		TenantID: r.caller.TenantID, SourceSystem: source, ExternalID: it.target.ExternalID,
+		TenantID: r.caller.TenantID, SourceSystem: key.SourceSystem, ExternalID: key.ExternalID,
 		Status: store.TargetActive, Data: storedData(it.target), CreatedAt: r.now, UpdatedAt: r.now,
 	}
 	if err := r.link(tx, &res, it, t); err != nil {
@@ -159,6 +173,7 @@ func (r *run) create(tx store.Tx, res connect.InboundImportItemResult, it *item,
 	if err := tx.CreateTarget(t); err != nil {
 		return res, err
 	}
+	r.targets[key] = t
 	return accept(res, connect.ItemImported, t.ID, storedWarnings(it, t)), nil
 }
 

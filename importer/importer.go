@@ -151,15 +151,24 @@ func (s *Service) execute(ctx context.Context, caller connect.Caller, opts conne
 			return connect.ImportOutcome{}, errors.Wrap(err, "encoding the request for its fingerprint")
 		}
 	}
-	out, err := store.RunIdempotent(ctx, s.cfg.Store, w, func() (store.TxFunc[connect.InboundImportResult], error) {
-		r, err := build()
-		if err != nil {
-			return nil, err
-		}
-		r.now = w.Now
-		inParallel(len(r.items), func(_ *decoder, i int) { prepare(&r.items[i]) })
-		return r.execute, nil
-	})
+	claim, err := store.ClaimWrite[connect.InboundImportResult](ctx, s.cfg.Store, w)
+	if err != nil {
+		return connect.ImportOutcome{}, err
+	}
+	defer claim.Release()
+	if claim.Stored() {
+		return importOutcome(claim.Replay())
+	}
+	r, err := build()
+	if err != nil {
+		return importOutcome(claim.Fail(ctx, err))
+	}
+	r.now = w.Now
+	inParallel(len(r.items), func(_ *decoder, i int) { prepare(&r.items[i]) })
+	return importOutcome(claim.Commit(ctx, r.execute))
+}
+
+func importOutcome(out store.Outcome[connect.InboundImportResult], err error) (connect.ImportOutcome, error) {
 	return connect.ImportOutcome{Result: out.Value, Created: out.Created, Replayed: out.Replayed}, err
 }
 
@@ -207,8 +216,8 @@ const parallelThreshold = 64
 
 // inParallel calls fn for every index in [0, n), spread over GOMAXPROCS
 // goroutines with a decoder each. The work per item is independent and done
-// outside the store transaction, so a large batch uses every core while the
-// one writer stays free.
+// outside the store transaction, so a large batch uses every core while its
+// transaction stays short.
 func inParallel(n int, fn func(d *decoder, i int)) {
 	workers := min(runtime.GOMAXPROCS(0), (n+parallelThreshold-1)/parallelThreshold)
 	if workers <= 1 {

@@ -91,32 +91,41 @@ func (s *Service) create(ctx context.Context, caller connect.Caller, jobID int64
 		Caller: caller, Key: opts.IdempotencyKey, Operation: fmt.Sprintf("POST /import-jobs/%d/route-suggestion", jobID),
 		Body: body, Now: s.now(), Retention: s.cfg.IdempotencyRetention,
 	}
-	out, err := store.RunIdempotent(ctx, s.cfg.Store, w, func() (store.TxFunc[connect.CreateRouteSuggestionResponse], error) {
-		req, err := decode()
-		if err == nil {
-			req, err = normalize(req)
+	claim, err := store.ClaimWrite[connect.CreateRouteSuggestionResponse](ctx, s.cfg.Store, w)
+	if err != nil {
+		return connect.RouteSuggestionOutcome{}, err
+	}
+	defer claim.Release()
+	if claim.Stored() {
+		return routeOutcome(claim.Replay())
+	}
+	req, err := decode()
+	if err == nil {
+		req, err = normalize(req)
+	}
+	if err != nil {
+		return routeOutcome(claim.Fail(ctx, err))
+	}
+	suggestion, included, err := s.suggest(ctx, caller.TenantID, jobID, req, w.Now)
+	if err != nil {
+		return routeOutcome(claim.Fail(ctx, err))
+	}
+	return routeOutcome(claim.Commit(ctx, func(tx store.Tx) (connect.CreateRouteSuggestionResponse, bool, error) {
+		rec := &store.RouteSuggestion{TenantID: caller.TenantID, RouteSuggestion: suggestion}
+		if err := tx.CreateRouteSuggestion(rec); err != nil {
+			return connect.CreateRouteSuggestionResponse{}, false, err
 		}
-		if err != nil {
-			return nil, err
+		resp := connect.CreateRouteSuggestionResponse{
+			RouteSuggestionID: rec.ID, Status: rec.Status, IncludedTargets: included, ExcludedTargets: len(rec.Excluded),
 		}
-		suggestion, included, err := s.suggest(ctx, caller.TenantID, jobID, req, w.Now)
-		if err != nil {
-			return nil, err
-		}
-		return func(tx store.Tx) (connect.CreateRouteSuggestionResponse, bool, error) {
-			rec := &store.RouteSuggestion{TenantID: caller.TenantID, RouteSuggestion: suggestion}
-			if err := tx.CreateRouteSuggestion(rec); err != nil {
-				return connect.CreateRouteSuggestionResponse{}, false, err
-			}
-			resp := connect.CreateRouteSuggestionResponse{
-				RouteSuggestionID: rec.ID, Status: rec.Status, IncludedTargets: included, ExcludedTargets: len(rec.Excluded),
-			}
-			return resp, true, store.AppendEvent(tx, caller.TenantID, connect.EventRouteSuggestionCreated, rec.CreatedAtUtc, connect.RouteSuggestionCreatedEvent{
-				RouteSuggestionID: rec.ID, ImportJobID: rec.ImportJobID, RouteDate: rec.RouteDate, Status: rec.Status,
-				IncludedTargets: resp.IncludedTargets, ExcludedTargets: resp.ExcludedTargets,
-			})
-		}, nil
-	})
+		return resp, true, store.AppendEvent(tx, caller.TenantID, connect.EventRouteSuggestionCreated, rec.CreatedAtUtc, connect.RouteSuggestionCreatedEvent{
+			RouteSuggestionID: rec.ID, ImportJobID: rec.ImportJobID, RouteDate: rec.RouteDate, Status: rec.Status,
+			IncludedTargets: resp.IncludedTargets, ExcludedTargets: resp.ExcludedTargets,
+		})
+	}))
+}
+
+func routeOutcome(out store.Outcome[connect.CreateRouteSuggestionResponse], err error) (connect.RouteSuggestionOutcome, error) {
 	return connect.RouteSuggestionOutcome{Response: out.Value, Replayed: out.Replayed}, err
 }
 

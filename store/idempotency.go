@@ -71,98 +71,157 @@ func ValidateIdempotencyKey(key string) error {
 	return nil
 }
 
+// claimTTL is how long a claim on an idempotency key lasts when its holder
+// dies before releasing it: until then a retry with the key is told the
+// request is still in progress.
+const claimTTL = time.Minute
+
 // TxFunc is the transactional part of a write: it reads and writes through tx
 // and reports whether it created a resource. Like every Update function it may
 // run more than once.
 type TxFunc[T any] func(tx Tx) (value T, created bool, err error)
 
-// RunIdempotent is the one way writes are executed. prepare does the work that
-// needs no transaction (decoding, validating, computing) and returns the
-// transactional part, which runs in one read-write transaction of s together with
-// the idempotency record of w when w has a key, so effects and record are
-// committed together or not at all:
+// Claim is a write in progress under its idempotency key. Every write of every
+// service takes the same three steps, so each reads top to bottom:
+//
+//	claim, err := store.ClaimWrite[T](ctx, s, w)   // the key is ours, or in use
+//	if err != nil { return ..., err }
+//	defer claim.Release()
+//	if claim.Stored() { return claim.Replay() }  // answered before
+//	fn, err := prepare()                          // decode, validate, compute
+//	if err != nil { return claim.Fail(ctx, err) } // a request error is recorded
+//	return claim.Commit(ctx, fn)                  // effects and record, one transaction
+//
+// Effects and record are committed in one transaction, so a crash never
+// leaves one without the other:
 //   - same key, same fingerprint: the stored outcome is returned, nothing runs;
 //   - same key, other fingerprint: connect.ErrIdempotencyKeyReused;
 //   - same key while the first request runs: connect.ErrIdempotencyKeyInUse.
 //
-// When prepare or the transaction fails with a request error (a *connect.Error
-// other than InternalError), the effects are rolled back and the error itself is
-// recorded, so a retry gets the same answer; internal faults are not recorded,
-// so a retry may succeed.
-func RunIdempotent[T any](ctx context.Context, s Store, w Write, prepare func() (TxFunc[T], error)) (Outcome[T], error) {
+// A write without a key claims nothing, has nothing stored and records
+// nothing.
+type Claim[T any] struct {
+	s       Store
+	w       Write
+	rec     *IdempotencyRecord // the record to write; nil without a key
+	stored  *IdempotencyRecord // the live record found when claiming
+	release func()
+}
+
+// ClaimWrite checks w's key, claims it across every process sharing s and
+// reads the outcome stored under it, if any.
+func ClaimWrite[T any](ctx context.Context, s Store, w Write) (*Claim[T], error) {
+	c := &Claim[T]{s: s, w: w, release: func() {}}
 	if w.Key == "" {
-		fn, err := prepare()
-		if err != nil {
-			return Outcome[T]{}, err
-		}
-		return commit(ctx, s, fn, nil, w)
+		return c, nil
 	}
 	if err := ValidateIdempotencyKey(w.Key); err != nil {
-		return Outcome[T]{}, err
+		return nil, err
 	}
 	key := IdempotencyKey{TenantID: w.Caller.TenantID, ClientID: w.Caller.ClientID, Key: w.Key}
-	unlock, ok := s.TryLock("idempotency\x00" + key.TenantID + "\x00" + key.ClientID + "\x00" + key.Key)
+	release, ok, err := s.Claim(ctx, "idempotency\x00"+key.TenantID+"\x00"+key.ClientID+"\x00"+key.Key, claimTTL)
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
-		return Outcome[T]{}, connect.Errorf(connect.CodeIdempotencyKeyInUse, "a request with this Idempotency-Key is still being processed; retry later")
+		return nil, connect.Errorf(connect.CodeIdempotencyKeyInUse, "a request with this Idempotency-Key is still being processed; retry later")
 	}
-	defer unlock()
-
-	rec := &IdempotencyRecord{Key: key, Fingerprint: Fingerprint(w.Operation, w.Body), CreatedAt: w.Now, ExpiresAt: w.Now.Add(retention(w))}
-	stored, err := liveRecord(ctx, s, key, w)
-	if err != nil {
-		return Outcome[T]{}, err
-	}
-	if stored != nil {
-		return replay[T](stored, rec.Fingerprint)
-	}
-	out, err := prepareAndCommit(ctx, s, prepare, rec, w)
-	if cerr := connect.AsError(err); cerr != nil && cerr.Code != connect.CodeInternalError {
-		rec.ErrorCode, rec.ErrorMessage = cerr.Code, cerr.Message
-		if rerr := s.Update(ctx, func(tx Tx) error { return putRecord(tx, rec, w) }); rerr != nil {
-			return out, errors.CombineErrors(err, rerr)
-		}
-	}
-	return out, err
-}
-
-func prepareAndCommit[T any](ctx context.Context, s Store, prepare func() (TxFunc[T], error), rec *IdempotencyRecord, w Write) (Outcome[T], error) {
-	fn, err := prepare()
-	if err != nil {
-		return Outcome[T]{}, err
-	}
-	return commit(ctx, s, fn, rec, w)
-}
-
-// commit runs fn in one transaction and, when rec is not nil, stores the
-// outcome in rec in the same transaction.
-func commit[T any](ctx context.Context, s Store, fn TxFunc[T], rec *IdempotencyRecord, w Write) (Outcome[T], error) {
-	var out Outcome[T]
-	err := s.Update(ctx, func(tx Tx) (err error) {
-		out.Value, out.Created, err = fn(tx)
-		if err != nil || rec == nil {
-			return err
-		}
-		if rec.Result, err = json.Marshal(out.Value); err != nil {
-			return errors.Wrap(err, "encoding an idempotent result")
-		}
-		rec.Created = out.Created
-		return putRecord(tx, rec, w)
+	c.release = release
+	c.rec = &IdempotencyRecord{Key: key, Fingerprint: Fingerprint(w.Operation, w.Body), CreatedAt: w.Now, ExpiresAt: w.Now.Add(retention(w))}
+	err = s.View(ctx, func(tx Tx) (err error) {
+		c.stored, err = liveRecord(tx, key, w.Now)
+		return err
 	})
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Release gives the key up for other requests. Call it when the write is done.
+func (c *Claim[T]) Release() { c.release() }
+
+// Stored reports whether an outcome is stored under the key: Replay returns it.
+func (c *Claim[T]) Stored() bool { return c.stored != nil }
+
+// Replay returns the stored outcome, or connect.ErrIdempotencyKeyReused when
+// it was stored for a different request.
+func (c *Claim[T]) Replay() (Outcome[T], error) { return replay[T](c.stored, c.rec.Fingerprint) }
+
+// Fail ends a write that failed before its transaction. A request error (a
+// *connect.Error other than InternalError) is recorded under the key, so a
+// retry gets the same answer; internal faults are not, so a retry may succeed.
+func (c *Claim[T]) Fail(ctx context.Context, err error) (Outcome[T], error) {
+	cerr := connect.AsError(err)
+	if c.rec == nil || cerr == nil || cerr.Code == connect.CodeInternalError {
+		return Outcome[T]{}, err
+	}
+	c.rec.ErrorCode, c.rec.ErrorMessage = cerr.Code, cerr.Message
+	out, _, rerr := c.commit(ctx, func(Tx) (T, bool, error) { var zero T; return zero, false, nil })
+	switch {
+	case out.Replayed || errors.Is(rerr, connect.ErrIdempotencyKeyReused):
+		return out, rerr
+	case rerr != nil:
+		return Outcome[T]{}, errors.CombineErrors(err, rerr)
+	}
+	return Outcome[T]{}, err
+}
+
+// Commit runs fn in one read-write transaction together with the record of
+// the outcome. When fn fails with a request error, its effects are rolled back
+// and the error is recorded as Fail does.
+func (c *Claim[T]) Commit(ctx context.Context, fn TxFunc[T]) (Outcome[T], error) {
+	out, fnErr, err := c.commit(ctx, fn)
+	if fnErr != nil {
+		return c.Fail(ctx, fnErr)
+	}
 	return out, err
+}
+
+// commit runs fn and stores the record in one transaction. The record is read
+// again there: when the claim expired and another request under the key
+// committed meanwhile, its outcome is replayed and fn's effects are dropped.
+// fnErr is fn's own error, err a fault of the store or of the replay.
+func (c *Claim[T]) commit(ctx context.Context, fn TxFunc[T]) (out Outcome[T], fnErr, err error) {
+	var stored *IdempotencyRecord
+	err = c.s.Update(ctx, func(tx Tx) (err error) {
+		out, fnErr, stored = Outcome[T]{}, nil, nil
+		if c.rec != nil {
+			if stored, err = liveRecord(tx, c.rec.Key, c.w.Now); err != nil || stored != nil {
+				return err
+			}
+		}
+		if out.Value, out.Created, fnErr = fn(tx); fnErr != nil {
+			return fnErr
+		}
+		if c.rec == nil {
+			return nil
+		}
+		if c.rec.ErrorCode == "" {
+			if c.rec.Result, err = json.Marshal(out.Value); err != nil {
+				return errors.Wrap(err, "encoding an idempotent result")
+			}
+			c.rec.Created = out.Created
+		}
+		return putRecord(tx, c.rec, c.w)
+	})
+	if fnErr != nil {
+		return Outcome[T]{}, fnErr, nil
+	}
+	if err == nil && stored != nil {
+		out, err = replay[T](stored, c.rec.Fingerprint)
+	}
+	return out, nil, err
 }
 
 // liveRecord returns the unexpired record of key, or nil.
-func liveRecord(ctx context.Context, s Store, key IdempotencyKey, w Write) (*IdempotencyRecord, error) {
-	var rec *IdempotencyRecord
-	err := s.View(ctx, func(tx Tx) error {
-		r, err := tx.IdempotencyRecord(key)
-		if errors.Is(err, connect.ErrNotFound) || (err == nil && r.Expired(w.Now)) {
-			return nil
-		}
-		rec = r
-		return err
-	})
-	return rec, err
+func liveRecord(tx Tx, key IdempotencyKey, now time.Time) (*IdempotencyRecord, error) {
+	r, err := tx.IdempotencyRecord(key)
+	if errors.Is(err, connect.ErrNotFound) || (err == nil && r.Expired(now)) {
+		return nil, nil
+	}
+	return r, err
 }
 
 func retention(w Write) time.Duration {

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ type counter struct {
 }
 
 func (c *counter) write(w store.Write, result string, failWith error) (store.Outcome[string], error) {
-	return store.RunIdempotent(bgctx, c.s, w, func() (store.TxFunc[string], error) {
+	return runIdempotent(bgctx, c.s, w, func() (store.TxFunc[string], error) {
 		if failWith != nil {
 			return nil, failWith
 		}
@@ -44,6 +45,23 @@ func (c *counter) write(w store.Write, result string, failWith error) (store.Out
 			return result, true, nil
 		}, nil
 	})
+}
+
+// runIdempotent takes the three steps every service's write takes.
+func runIdempotent[T any](ctx context.Context, s store.Store, w store.Write, prepare func() (store.TxFunc[T], error)) (store.Outcome[T], error) {
+	claim, err := store.ClaimWrite[T](ctx, s, w)
+	if err != nil {
+		return store.Outcome[T]{}, err
+	}
+	defer claim.Release()
+	if claim.Stored() {
+		return claim.Replay()
+	}
+	fn, err := prepare()
+	if err != nil {
+		return claim.Fail(ctx, err)
+	}
+	return claim.Commit(ctx, fn)
 }
 
 func write(key, body string, now time.Time) store.Write {
@@ -213,7 +231,7 @@ func TestRunIdempotentKeyInUse(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error)
 	go func() {
-		_, err := store.RunIdempotent(bgctx, s, write("busy", `{}`, t0), func() (store.TxFunc[int], error) {
+		_, err := runIdempotent(bgctx, s, write("busy", `{}`, t0), func() (store.TxFunc[int], error) {
 			close(started)
 			<-release
 			return func(store.Tx) (int, bool, error) { return 1, false, nil }, nil
@@ -221,7 +239,7 @@ func TestRunIdempotentKeyInUse(t *testing.T) {
 		done <- err
 	}()
 	<-started
-	_, err := store.RunIdempotent(bgctx, s, write("busy", `{}`, t0), func() (store.TxFunc[int], error) {
+	_, err := runIdempotent(bgctx, s, write("busy", `{}`, t0), func() (store.TxFunc[int], error) {
 		t.Error("the second request ran while the first was in progress")
 		return nil, nil
 	})
@@ -232,7 +250,7 @@ func TestRunIdempotentKeyInUse(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	out, err := store.RunIdempotent(bgctx, s, write("busy", `{}`, t0), func() (store.TxFunc[int], error) {
+	out, err := runIdempotent(bgctx, s, write("busy", `{}`, t0), func() (store.TxFunc[int], error) {
 		t.Error("ran again after completion")
 		return nil, nil
 	})
@@ -300,5 +318,35 @@ func TestFingerprintIgnoresFormatting(t *testing.T) {
 	}
 	if string(store.Fingerprint("POST /x", []byte("not json"))) == string(store.Fingerprint("POST /x", []byte("not  json"))) {
 		t.Error("invalid JSON bodies must be compared byte for byte")
+	}
+}
+
+// TestClaimCommitRereadsTheRecord: when a claim expired (its holder stalled)
+// and another request under the key committed meanwhile, the stalled request
+// replays that outcome at commit and its own effects are dropped: a key never
+// executes twice, whatever the claims did.
+func TestClaimCommitRereadsTheRecord(t *testing.T) {
+	c := &counter{s: mustOpen(t)}
+	stalled, err := store.ClaimWrite[string](bgctx, c.s, write("k", `{}`, t0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stalled.Release() // as if its claim had expired
+	if out, err := c.write(write("k", `{}`, t0), "winner", nil); err != nil || out.Value != "winner" {
+		t.Fatalf("second request: %+v, %v", out, err)
+	}
+	out, err := stalled.Commit(bgctx, func(tx store.Tx) (string, bool, error) {
+		c.runs++
+		return "loser", true, tx.CreateTarget(&store.Target{TenantID: "t1", SourceSystem: "s", ExternalID: "loser"})
+	})
+	if err != nil || !out.Replayed || out.Value != "winner" {
+		t.Errorf("stalled request = %+v, %v; want the winner's outcome replayed", out, err)
+	}
+	err = c.s.View(bgctx, func(tx store.Tx) error {
+		_, err := tx.TargetByExternalID("t1", "s", "loser")
+		return err
+	})
+	if !errors.Is(err, connect.ErrNotFound) {
+		t.Errorf("the stalled request's effects: %v, want none (NotFound)", err)
 	}
 }

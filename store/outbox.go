@@ -18,7 +18,10 @@ import (
 type OutboxTx interface {
 	// AppendEvent stores e and sets e.Seq to the next number of the one
 	// sequence all tenants share. An event of a transaction committed later
-	// has a larger number, so a subscription's cursor never skips an event.
+	// has a larger number, so a reader that saw an event never misses one
+	// committed after it: a subscription's cursor never skips an event. (The
+	// number may be set only when the transaction commits; e.Seq is then zero
+	// until Update returns.)
 	AppendEvent(e *Event) error
 	// NextEvent returns the tenant's first event of one of kinds whose
 	// sequence number is above after, or connect.ErrNotFound. It seeks an
@@ -63,6 +66,13 @@ type Event struct {
 type Subscription struct {
 	connect.WebhookSubscription
 	Secret string `json:"secret"`
+	// LeaseToken and LeaseUntil are the delivery lease: while LeaseUntil is
+	// ahead, only the dispatcher that took the lease (and so knows
+	// LeaseToken) delivers this subscription's events. Every new lease gets a
+	// new token, so an outcome recorded by a dispatcher whose lease was taken
+	// over meanwhile is recognised and dropped.
+	LeaseToken int64     `json:"leaseToken,omitempty"`
+	LeaseUntil time.Time `json:"leaseUntil,omitzero"`
 }
 
 // EventIDPrefix starts every event id, so an id says what it names.

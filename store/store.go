@@ -2,10 +2,11 @@
 // read-only and read-write transactions, the records it keeps, and the helpers every
 // service shares on top of it (idempotent writes, the Integration Client registry).
 //
-// Implementations live in subpackages (store/bolt is the embedded default) and must
-// pass the conformance suite in store/storetest. The contract is written so that a
-// SQL database can implement it too: every method works on records and keys, never
-// on the layout of one engine.
+// Implementations live in subpackages (store/bolt, the embedded default for one
+// process; store/postgres, for several processes on one database) and must pass
+// the conformance suite in store/storetest. Every method works on records and
+// keys, never on the layout of one engine; what an engine does to keep the
+// promises (group commit, row locks, retries) is said in its own package.
 package store
 
 import (
@@ -16,22 +17,32 @@ import (
 )
 
 // Store keeps everything Integration Connect knows. Nothing is kept only in memory:
-// after Update returns nil, its writes survive a crash or a restart.
+// after Update returns nil, its writes survive a crash or a restart. Several
+// processes may share one store (an engine that allows it, such as PostgreSQL):
+// nothing in this contract depends on the memory of one process.
 type Store interface {
-	// View runs fn in a read-only transaction.
+	// View runs fn in a read-only transaction that sees one consistent state.
 	View(ctx context.Context, fn func(Tx) error) error
 	// Update runs fn in a read-write transaction and commits it when fn returns
 	// nil; when fn returns an error or panics, none of its writes happen.
-	// Concurrent calls are group-committed: several fns may share one transaction
-	// and one fsync. Because of that fn may run more than once; it must not have
-	// effects outside the transaction, and it must reset anything it collects at
-	// its start.
+	//
+	// Isolation: every record fn reads by key or id is protected against
+	// concurrent writers until the commit, and so is the absence of a record
+	// fn looked up by key and then creates (check-then-create of targets,
+	// customer records, clients; read-modify-write of appointment requests,
+	// subscriptions, settings). A concurrent write that would break this makes
+	// the engine run fn again in a fresh transaction, so fn may run more than
+	// once: it must not have effects outside the transaction, and it must reset
+	// anything it collects at its start. Events appended by transactions get
+	// their sequence numbers in commit order (see OutboxTx.AppendEvent).
 	Update(ctx context.Context, fn func(Tx) error) error
-	// TryLock takes the exclusive lock called name without waiting. ok is false
-	// when someone else holds it. The lock guards work that spans transactions,
-	// such as an idempotent request still being processed; it is released by
-	// calling unlock, and by the end of the process.
-	TryLock(name string) (unlock func(), ok bool)
+	// Claim takes the claim called name for ttl, for work that spans
+	// transactions, such as an idempotent request still being prepared. ok is
+	// false while someone else, in this process or another, holds an unexpired
+	// claim on name. release gives the claim up early; a claim whose holder
+	// died expires after ttl. A claim only spares duplicate work: what must
+	// never happen twice is still decided inside an Update.
+	Claim(ctx context.Context, name string, ttl time.Duration) (release func(), ok bool, err error)
 	// Close waits for running transactions and releases the store.
 	Close() error
 }
@@ -75,6 +86,17 @@ type TargetTx interface {
 	CreateTarget(t *Target) error
 	// UpdateTarget replaces an existing target, found by its ID.
 	UpdateTarget(t *Target) error
+	// TargetsByExternalID returns the targets of a tenant with these
+	// identities, in one read whatever their number; keys that name no target
+	// are absent from the map. A batch import reads all its targets this way
+	// instead of making a round trip per item.
+	TargetsByExternalID(tenantID string, keys []TargetKey) (map[TargetKey]*Target, error)
+}
+
+// TargetKey is the identity of a target within its tenant.
+type TargetKey struct {
+	SourceSystem string
+	ExternalID   string
 }
 
 // JobTx stores import jobs. Jobs are written once, complete with their items.

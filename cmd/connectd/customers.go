@@ -12,21 +12,21 @@ import (
 	"github.com/integration-connect/connect/store"
 )
 
-var runMapping = group("mapping", "mapping set|show [flags]",
+var mappingGroup = group{"mapping", "mapping set|show [flags]", []subcommand{
 	subcommand{"set", "change a tenant's customer mapping settings", runMappingSet},
 	subcommand{"show", "show a tenant's customer mapping settings", runMappingShow},
-)
+}}
 
-var runCustomers = group("customers", "customers list|archive|block|reactivate [flags]",
+var customersGroup = group{"customers", "customers list|archive|block|reactivate [flags]", []subcommand{
 	subcommand{"list", "list a tenant's customer records", runCustomersList},
 	subcommand{"archive", "archive a customer: imports still link it but never change it", customerState("archive", (*mapping.Service).ArchiveCustomer)},
 	subcommand{"block", "block a customer: like archive, for customers not to be served", customerState("block", (*mapping.Service).BlockCustomer)},
 	subcommand{"reactivate", "make an archived or blocked customer active again", customerState("reactivate", (*mapping.Service).ReactivateCustomer)},
-)
+}}
 
-// withCustomers runs fn with the customer-record service of the store in dir.
-func withCustomers(dir string, fn func(*mapping.Service) error) error {
-	return withStore(dir, func(s store.Store) error { return fn(mapping.New(mapping.Config{Store: s})) })
+// withCustomers runs fn with the customer-record service of the store a locates.
+func withCustomers(ctx context.Context, a *flagSet, fn func(*mapping.Service) error) error {
+	return withStore(ctx, a, func(s store.Store) error { return fn(mapping.New(mapping.Config{Store: s})) })
 }
 
 // optionalBool is a boolean flag that remembers whether it was given.
@@ -48,7 +48,7 @@ func (o *optionalBool) Set(s string) error {
 func (o *optionalBool) IsBoolFlag() bool { return true }
 
 func runMappingSet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("mapping set", "mapping set --tenant T [--auto-create-customers=BOOL] [--auto-create-locations=BOOL] [--auto-create-contacts=BOOL] [--data DIR]", stderr)
+	a := newAdmin("mapping set --tenant T [--auto-create-customers=BOOL] [--auto-create-locations=BOOL] [--auto-create-contacts=BOOL] [--data DIR]", stdout, stderr)
 	tenant := a.tenant()
 	var customers, locations, contacts optionalBool
 	a.Var(&customers, "auto-create-customers", "create customers that imports do not find")
@@ -57,7 +57,7 @@ func runMappingSet(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withCustomers(*a.data, func(svc *mapping.Service) error {
+	return withCustomers(ctx, a, func(svc *mapping.Service) error {
 		settings, err := svc.UpdateSettings(ctx, *tenant, mapping.SettingsChange{
 			AutoCreateCustomers: customers.value, AutoCreateLocations: locations.value, AutoCreateContacts: contacts.value,
 		})
@@ -69,12 +69,12 @@ func runMappingSet(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 func runMappingShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("mapping show", "mapping show --tenant T [--data DIR]", stderr)
+	a := newAdmin("mapping show --tenant T [--data DIR]", stdout, stderr)
 	tenant := a.tenant()
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withCustomers(*a.data, func(svc *mapping.Service) error {
+	return withCustomers(ctx, a, func(svc *mapping.Service) error {
 		settings, err := svc.Settings(ctx, *tenant)
 		if err != nil {
 			return err
@@ -90,14 +90,14 @@ func printSettings(w io.Writer, tenant string, s store.MappingSettings) error {
 }
 
 func runCustomersList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("customers list", "customers list --tenant T [--skip N] [--take N] [--data DIR]", stderr)
+	a := newAdmin("customers list --tenant T [--skip N] [--take N] [--data DIR]", stdout, stderr)
 	tenant := a.tenant()
 	skip := a.Int("skip", 0, "customers to skip")
 	take := a.Int("take", 50, "customers to list (1-200)")
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withCustomers(*a.data, func(svc *mapping.Service) error {
+	return withCustomers(ctx, a, func(svc *mapping.Service) error {
 		list, err := svc.ListCustomers(ctx, *tenant, mapping.CustomerQuery{Skip: skip, Take: take})
 		if err != nil {
 			return err
@@ -115,13 +115,13 @@ func runCustomersList(ctx context.Context, args []string, stdout, stderr io.Writ
 // customerState builds the archive, block and reactivate commands.
 func customerState(verb string, change func(*mapping.Service, context.Context, string, int64) (store.Customer, error)) func(context.Context, []string, io.Writer, io.Writer) error {
 	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-		a := newAdmin("customers "+verb, "customers "+verb+" --tenant T --id N [--data DIR]", stderr)
+		a := newAdmin("customers "+verb+" --tenant T --id N [--data DIR]", stdout, stderr)
 		tenant := a.tenant()
 		id := a.requiredID("id", "customer id, as listed")
 		if err := a.parse(args); err != nil {
 			return err
 		}
-		return withCustomers(*a.data, func(svc *mapping.Service) error {
+		return withCustomers(ctx, a, func(svc *mapping.Service) error {
 			c, err := change(svc, ctx, *tenant, *id)
 			if err != nil {
 				return err

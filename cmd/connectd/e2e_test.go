@@ -5,14 +5,17 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
 
 	"github.com/integration-connect/connect"
@@ -36,10 +39,12 @@ func buildBinary(t *testing.T) string {
 type daemon struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *strings.Builder
+	stderr *logWatcher
+	stdout *bufio.Scanner
 }
 
-var listening = regexp.MustCompile(`connectd listening on (http://\S+)`)
+// listening finds the URL in the start line of the log, text or JSON.
+var listening = regexp.MustCompile(`connectd listening"?[ ,]"?url"?[=:]"?(http://[^\s"]+)`)
 
 func startDaemon(t *testing.T, bin string, args ...string) *daemon {
 	t.Helper()
@@ -48,22 +53,49 @@ func startDaemon(t *testing.T, bin string, args ...string) *daemon {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &daemon{cmd: cmd, stderr: &strings.Builder{}}
+	d := &daemon{cmd: cmd, stderr: newLogWatcher(listening), stdout: bufio.NewScanner(stdout)}
 	cmd.Stderr = d.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	lines := bufio.NewScanner(stdout)
-	for lines.Scan() {
-		if m := listening.FindStringSubmatch(lines.Text()); m != nil {
-			d.url = m[1]
-			go func() { _, _ = io.Copy(io.Discard, stdout) }()
-			return d
-		}
+	select {
+	case d.url = <-d.stderr.found:
+		return d
+	case <-time.After(60 * time.Second):
+		t.Fatalf("connectd did not start: %s", d.stderr)
+		return nil
 	}
-	t.Fatalf("connectd did not start: %s", d.stderr)
-	return nil
+}
+
+// logWatcher collects a process's log and sends the first submatch of re
+// found in it.
+type logWatcher struct {
+	mu    sync.Mutex
+	buf   strings.Builder
+	re    *regexp.Regexp
+	found chan string
+}
+
+func newLogWatcher(re *regexp.Regexp) *logWatcher {
+	return &logWatcher{re: re, found: make(chan string, 1)}
+}
+
+func (w *logWatcher) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	seen := w.re.MatchString(w.buf.String())
+	w.buf.Write(p)
+	if m := w.re.FindStringSubmatch(w.buf.String()); !seen && m != nil {
+		w.found <- m[1]
+	}
+	return len(p), nil
+}
+
+func (w *logWatcher) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }
 
 // stop sends SIGTERM and returns the exit status.
@@ -123,19 +155,11 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("read job: %d %s", status, before)
 	}
 
-	// An admin command on the data of a running server fails fast and clearly.
-	start := time.Now()
-	cmd := exec.Command(bin, "keys", "list", "--data", data)
-	msg, err := cmd.CombinedOutput()
-	if err == nil || cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(msg), "in use by another process") || time.Since(start) > 10*time.Second {
-		t.Errorf("keys list while serving: %v after %v: %s", err, time.Since(start), msg)
-	}
-
 	if code := d.stop(t); code != 0 {
 		t.Fatalf("exit status %d after SIGTERM; stderr:\n%s", code, d.stderr)
 	}
-	if !strings.Contains(d.stderr.String(), "shutting down") {
-		t.Errorf("no shutdown log line:\n%s", d.stderr)
+	if logs := d.stderr.String(); !strings.Contains(logs, "shutting down") || !strings.HasSuffix(logs, "level=INFO msg=stopped\n") {
+		t.Errorf("no shutdown log line, or not the final stopped line:\n%s", logs)
 	}
 
 	d = startDaemon(t, bin, "--data", data)
@@ -153,19 +177,11 @@ func TestEndToEnd(t *testing.T) {
 func TestDevMode(t *testing.T) {
 	bin := buildBinary(t)
 	data := filepath.Join(t.TempDir(), "data")
-	cmd := exec.Command(bin, "serve", "--dev", "--addr", "127.0.0.1:0", "--data", data)
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	var key, curl, url string
-	lines := bufio.NewScanner(stdout)
-	for lines.Scan() && curl == "" {
-		line := strings.TrimSpace(lines.Text())
+	d := startDaemon(t, bin, "--dev", "--data", data)
+	var key, curl string
+	for d.stdout.Scan() && curl == "" {
+		line := strings.TrimSpace(d.stdout.Text())
 		switch {
-		case listening.MatchString(line):
-			url = listening.FindStringSubmatch(line)[1]
 		case strings.HasPrefix(line, "ick_"):
 			key = line
 		case strings.HasPrefix(line, "curl "):
@@ -175,15 +191,127 @@ func TestDevMode(t *testing.T) {
 	if key == "" || !strings.Contains(curl, key) || !strings.Contains(curl, "/integration/health") {
 		t.Fatalf("dev output lacks the key or the curl line: key %q curl %q", key, curl)
 	}
-	if status, body := call(t, "GET", url+"/integration/health", key, ""); status != 200 {
+	if status, body := call(t, "GET", d.url+"/integration/health", key, ""); status != 200 {
 		t.Errorf("demo key: %d %s", status, body)
 	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	_ = cmd.Wait()
+	d.stop(t)
 
 	second := startDaemon(t, bin, "--dev", "--data", data)
 	second.stop(t)
 	if out, _ := exec.Command(bin, "keys", "list", "--data", data).Output(); strings.Count(string(out), "demo-client") != 1 {
 		t.Errorf("demo client created more than once:\n%s", out)
+	}
+}
+
+// TestAdminWhileServing: with the real binary, admin commands reach a running
+// server through its admin socket: a key created while serving authenticates
+// on the next request, a revoked one fails on the next request, and output and
+// exit status are those of the same command on the file.
+func TestAdminWhileServing(t *testing.T) {
+	bin := buildBinary(t)
+	data := filepath.Join(t.TempDir(), "data")
+	offline := cli(t, bin, "keys", "revoke", "--tenant", "acme", "--client", "nobody", "--data", data)
+
+	d := startDaemon(t, bin, "--data", data)
+	if info, err := os.Stat(filepath.Join(data, "admin.sock")); err != nil || info.Mode()&os.ModeSocket == 0 || info.Mode().Perm() != 0o600 {
+		t.Fatalf("admin.sock: %v %v", info, err)
+	}
+	created := cli(t, bin, "keys", "create", "--tenant", "acme", "--client", "erp", "--source-system", "sap",
+		"--scopes", "integration.health.read", "--data", data)
+	lines := strings.Split(strings.TrimSpace(created.stdout), "\n")
+	key := lines[len(lines)-1]
+	if created.status != 0 || !strings.HasPrefix(key, "ick_") {
+		t.Fatalf("keys create while serving: %+v", created)
+	}
+	if status, body := call(t, "GET", d.url+"/integration/health", key, ""); status != 200 {
+		t.Fatalf("the new key: %d %s", status, body)
+	}
+	if revoked := cli(t, bin, "keys", "revoke", "--tenant", "acme", "--client", "erp", "--data", data); revoked.status != 0 {
+		t.Fatalf("keys revoke while serving: %+v", revoked)
+	}
+	if status, body := call(t, "GET", d.url+"/integration/health", key, ""); status != 401 {
+		t.Errorf("the revoked key: %d %s", status, body)
+	}
+	served := cli(t, bin, "keys", "revoke", "--tenant", "acme", "--client", "nobody", "--data", data)
+	if served != offline || served.status != 1 {
+		t.Errorf("keys revoke of an unknown client while serving: %+v, without a server: %+v", served, offline)
+	}
+	if usage := cli(t, bin, "keys", "create", "--tenant", "acme", "--data", data); usage.status != 2 {
+		t.Errorf("a usage error while serving: %+v", usage)
+	}
+	if code := d.stop(t); code != 0 {
+		t.Fatalf("exit status %d after SIGTERM; stderr:\n%s", code, d.stderr)
+	}
+	if !strings.Contains(d.stderr.String(), `msg="admin command" command="keys create" exitStatus=0`) {
+		t.Errorf("the server does not log the admin commands it ran:\n%s", d.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(data, "admin.sock")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("admin.sock left behind after a clean stop: %v", err)
+	}
+	if listed := cli(t, bin, "keys", "list", "--data", data); listed.status != 0 || !strings.Contains(listed.stdout, "erp") {
+		t.Errorf("keys list after the server stopped: %+v", listed)
+	}
+}
+
+// result is what a command line printed and its exit status.
+type result struct {
+	stdout, stderr string
+	status         int
+}
+
+// cli runs the binary with args.
+func cli(t *testing.T, bin string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
+		t.Fatal(err)
+	}
+	return result{stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()}
+}
+
+// TestServeLogs: with --log-format json every line of the server's log is a
+// JSON object, from the start line to the final "stopped" line; request lines
+// carry error codes and unmatched paths; a bad --log-level is a usage error.
+func TestServeLogs(t *testing.T) {
+	bin := buildBinary(t)
+	data := filepath.Join(t.TempDir(), "data")
+	if bad := cli(t, bin, "serve", "--log-level", "verbose", "--data", data); bad.status != 2 || !strings.Contains(bad.stderr, "log-level") {
+		t.Errorf("serve --log-level verbose: %+v", bad)
+	}
+	d := startDaemon(t, bin, "--data", data, "--log-format", "json", "--log-level", "debug", "--metrics-addr", "127.0.0.1:0")
+	metricsURL := regexp.MustCompile(`"msg":"metrics listening","url":"(http://[^"]+)"`).FindStringSubmatch(d.stderr.String())
+	if metricsURL == nil {
+		t.Fatalf("no metrics line:\n%s", d.stderr)
+	}
+	// The metrics listener serves /metrics and nothing else; the webhook
+	// counters are there before any delivery.
+	if status, body := call(t, "GET", metricsURL[1], "", ""); status != 200 || !strings.Contains(string(body), `connect_build_info{goversion="go`) ||
+		!strings.Contains(string(body), `connect_webhook_deliveries_total{outcome="delivered"} 0`) {
+		t.Errorf("metrics: %d\n%s", status, body)
+	}
+	if status, _ := call(t, "GET", strings.TrimSuffix(metricsURL[1], "/metrics")+"/api/v1/integration/health", "", ""); status != 404 {
+		t.Errorf("another path on the metrics listener: %d", status)
+	}
+	if status, _ := call(t, "GET", d.url+"/nowhere", "", ""); status != 404 {
+		t.Errorf("unknown path: %d", status)
+	}
+	if code := d.stop(t); code != 0 {
+		t.Fatalf("exit status %d; stderr:\n%s", code, d.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(d.stderr.String()), "\n")
+	for _, line := range lines {
+		var entry map[string]any
+		if err := json.Unmarshal([]byte(line), &entry); err != nil {
+			t.Errorf("not a JSON log line: %s", line)
+		}
+	}
+	var last map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last["msg"] != "stopped" {
+		t.Errorf("the last line is not the stopped line: %s", lines[len(lines)-1])
+	}
+	if logs := d.stderr.String(); !strings.Contains(logs, `"route":"unmatched","status":404`) || !strings.Contains(logs, `"path":"/api/v1/nowhere","errorCode":"NotFound"`) {
+		t.Errorf("no request line with the path and error code of the unmatched request:\n%s", logs)
 	}
 }

@@ -12,18 +12,19 @@ import (
 	"github.com/integration-connect/connect/store"
 )
 
-var runKeys = group("keys", "keys create|list|revoke [flags]",
+var keysGroup = group{"keys", "keys create|list|revoke [flags]", []subcommand{
 	subcommand{"create", "create a client and print its API key (shown once)", runKeysCreate},
 	subcommand{"list", "list clients and their key prefixes", runKeysList},
 	subcommand{"revoke", "revoke a client's key", runKeysRevoke},
-)
+}}
 
 // runKeysCreate creates a client and prints its key alone on the last line of
 // stdout, so scripts can take it with tail -n 1.
 func runKeysCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("keys create", "keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR]", stderr)
+	a := newAdmin("keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR]", stdout, stderr)
 	tenant := a.tenant()
 	client := a.requiredString("client", "client id, unique within the tenant")
+	a.feeds("client", "clientId")
 	source := a.requiredString("source-system", "source system of the client's data")
 	scopes := a.requiredString("scopes", "comma-separated scopes: "+joinScopes(connect.AllScopes))
 	if err := a.parse(args); err != nil {
@@ -31,9 +32,9 @@ func runKeysCreate(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	parsed, err := connect.ParseScopes(*scopes)
 	if err != nil {
-		return err
+		return a.usageError("--scopes: %s", connect.AsError(err).Message)
 	}
-	return withStore(*a.data, func(s store.Store) error {
+	return withStore(ctx, a, func(s store.Store) error {
 		c, key, err := (&store.Clients{Store: s}).CreateClient(ctx, connect.NewClient{TenantID: *tenant, ClientID: *client, SourceSystem: *source, Scopes: parsed})
 		if err != nil {
 			return err
@@ -46,12 +47,12 @@ func runKeysCreate(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 func runKeysList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("keys list", "keys list [--tenant T] [--data DIR]", stderr)
+	a := newAdmin("keys list [--tenant T] [--data DIR]", stdout, stderr)
 	tenant := a.String("tenant", "", "only this tenant's clients")
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withStore(*a.data, func(s store.Store) error {
+	return withStore(ctx, a, func(s store.Store) error {
 		list, err := (&store.Clients{Store: s}).ListClients(ctx, *tenant)
 		if err != nil {
 			return err
@@ -70,13 +71,13 @@ func runKeysList(ctx context.Context, args []string, stdout, stderr io.Writer) e
 }
 
 func runKeysRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("keys revoke", "keys revoke --tenant T --client C [--data DIR]", stderr)
+	a := newAdmin("keys revoke --tenant T --client C [--data DIR]", stdout, stderr)
 	tenant := a.tenant()
 	client := a.requiredString("client", "client id")
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withStore(*a.data, func(s store.Store) error {
+	return withStore(ctx, a, func(s store.Store) error {
 		if err := (&store.Clients{Store: s}).RevokeClient(ctx, *tenant, *client); err != nil {
 			return err
 		}

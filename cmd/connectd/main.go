@@ -1,24 +1,33 @@
 // Command connectd is the Integration Connect server and its admin commands.
 //
-//	connectd serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s]
+//	connectd serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error]
 //	connectd keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR]
 //	connectd keys list [--tenant T] [--data DIR]
 //	connectd keys revoke --tenant T --client C [--data DIR]
 //	connectd mapping set --tenant T [--auto-create-customers=BOOL] [--auto-create-locations=BOOL] [--auto-create-contacts=BOOL] [--data DIR]
 //	connectd mapping show --tenant T [--data DIR]
-//	connectd customers list --tenant T [--data DIR]
-//	connectd customers archive|block|reactivate --tenant T --id N [--data DIR]
+//	connectd customers list --tenant T [--skip N] [--take N] [--data DIR]
+//	connectd customers archive --tenant T --id N [--data DIR]
+//	connectd customers block --tenant T --id N [--data DIR]
+//	connectd customers reactivate --tenant T --id N [--data DIR]
 //	connectd profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--data DIR]
-//	connectd profiles list|remove --tenant T [--id N] [--data DIR]
+//	connectd profiles list --tenant T [--data DIR]
+//	connectd profiles remove --tenant T --id N [--data DIR]
 //	connectd employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--profile N] [--data DIR]
-//	connectd employees list|remove --tenant T [--id E] [--data DIR]
+//	connectd employees list --tenant T [--data DIR]
+//	connectd employees remove --tenant T --id E [--data DIR]
 //	connectd webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--data DIR]
 //	connectd webhooks list [--tenant T] [--data DIR]
-//	connectd webhooks remove|rotate-secret|enable|disable --tenant T --id N [--data DIR]
+//	connectd webhooks remove --tenant T --id N [--data DIR]
+//	connectd webhooks rotate-secret --tenant T --id N [--data DIR]
+//	connectd webhooks enable --tenant T --id N [--data DIR]
+//	connectd webhooks disable --tenant T --id N [--data DIR]
 //	connectd version
 //
 // Every command takes --help. The data directory defaults to ./connect-data (or
-// $CONNECT_DATA) and holds the bbolt file connect.db.
+// $CONNECT_DATA) and holds the bbolt file connect.db and, while serve runs, its
+// admin socket admin.sock: admin commands run in the server through it when it
+// answers, and open connect.db themselves otherwise (see withStore).
 package main
 
 import (
@@ -27,6 +36,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -37,42 +47,64 @@ func main() {
 }
 
 // command is one sub-command: its name, a one-line summary, and its code.
+// An admin command works on the store and runs in the server holding it when
+// there is one (see withStore).
 type command struct {
 	name, summary string
 	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	admin         bool
 }
 
 func commands() []command {
 	return []command{
-		{"serve", "run the HTTP server", runServe},
-		{"keys", "create, list and revoke API keys (keys create|list|revoke)", runKeys},
-		{"mapping", "show and change a tenant's customer mapping settings (mapping set|show)", runMapping},
-		{"customers", "list, archive, block and reactivate customer records (customers list|archive|block|reactivate)", runCustomers},
-		{"profiles", "manage the optimization profiles of route suggestions (profiles add|list|remove)", runProfiles},
-		{"employees", "manage the employees routes are planned for (employees set|list|remove)", runEmployees},
-		{"webhooks", "manage webhook subscriptions (webhooks add|list|remove|rotate-secret|enable|disable)", runWebhooks},
-		{"version", "print the version", runVersion},
+		{"serve", "run the HTTP server", runServe, false},
+		{"keys", "create, list and revoke API keys (keys create|list|revoke)", keysGroup.run, true},
+		{"mapping", "show and change a tenant's customer mapping settings (mapping set|show)", mappingGroup.run, true},
+		{"customers", "list, archive, block and reactivate customer records (customers list|archive|block|reactivate)", customersGroup.run, true},
+		{"profiles", "manage the optimization profiles of route suggestions (profiles add|list|remove)", profilesGroup.run, true},
+		{"employees", "manage the employees routes are planned for (employees set|list|remove)", employeesGroup.run, true},
+		{"webhooks", "manage webhook subscriptions (webhooks add|list|remove|rotate-secret|enable|disable)", webhooksGroup.run, true},
+		{"version", "print the version", runVersion, false},
 	}
 }
 
 // run executes the command line and returns the exit status: 0 on success, 2 on
 // a usage error, 1 on any other failure.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || isHelp(args[0]) {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, "connectd: a command is required\n\n")
+		usage(stderr)
+		return 2
+	}
+	if isHelp(args[0]) {
 		usage(stdout)
-		if len(args) == 0 {
-			return 2
-		}
 		return 0
 	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			return exitStatus(c.run(ctx, args[1:], stdout, stderr), stderr)
-		}
+	if c, ok := commandNamed(args[0]); ok {
+		ctx = withInvocation(ctx, &invocation{args: args, stdout: stdout, stderr: stderr})
+		return exitStatus(c.run(ctx, args[1:], stdout, stderr), stderr)
 	}
-	fmt.Fprintf(stderr, "connectd: unknown command %q\n\n", args[0])
+	fmt.Fprintf(stderr, "connectd: unknown command %q; the commands are %s\n\n", args[0], strings.Join(commandNames(), ", "))
 	usage(stderr)
 	return 2
+}
+
+// commandNamed returns the command called name.
+func commandNamed(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func commandNames() []string {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return names
 }
 
 func usage(w io.Writer) {

@@ -36,11 +36,13 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"keys", "create", "--help"}, 0, "--source-system"},
 		{[]string{"keys", "list", "--help"}, 0, "--tenant"},
 		{[]string{"keys", "revoke", "--help"}, 0, "--client"},
-		{[]string{"keys", "create", "--tenant", "t", "--data", data}, 2, "--client is required"},
-		{[]string{"keys", "create", "--tenant", "t", "--client", "c", "--source-system", "s", "--scopes", "import_jobs.raed", "--data", data}, 1, `unknown scope "import_jobs.raed"`},
+		{[]string{"keys", "create", "--tenant", "t", "--data", data}, 2, "--client, --source-system and --scopes are required"},
+		{[]string{"keys", "create", "--tenant", "t", "--client", "c", "--source-system", "s", "--scopes", "import_jobs.raed", "--data", data}, 2, `--scopes: unknown scope "import_jobs.raed"`},
 		{[]string{"keys", "revoke", "--tenant", "t", "--client", "nobody", "--data", data}, 1, `tenant "t" has no client "nobody"`},
+		{[]string{"keys", "create", "--tenant", "t", "--client", "hooks", "--source-system", "s", "--scopes", "webhooks.manage", "--data", data}, 0, "with scopes webhooks.manage"},
 		{[]string{"keys", "list", "extra", "--data", data}, 2, `unexpected argument "extra"`},
-		{[]string{"serve", "--bogus"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"keys", "create", "--tenant", strings.Repeat("t", 201), "--client", "c", "--source-system", "s", "--scopes", "customers.map", "--data", data}, 2, "--tenant must be at most 200 characters"},
+		{[]string{"serve", "--bogus"}, 2, "flag provided but not defined: --bogus"},
 	}
 	for _, tc := range tests {
 		status, out, errOut := runCLI(t, tc.args...)
@@ -113,7 +115,7 @@ func TestMappingAndCustomerCommands(t *testing.T) {
 // through the library, as a source system holding customers.map would.
 func importWithMapping(t *testing.T, data string) {
 	t.Helper()
-	s, err := openStore(data)
+	s, err := location{dataDir: data}.open()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +136,7 @@ func TestProfileAndEmployeeCommands(t *testing.T) {
 		want       string
 	}{
 		{[]string{"profiles", "add", "--tenant", "acme", "--name", "Berlin vans", "--speed", "32", "--time-zone", "Europe/Berlin", "--shift-start", "07:00"}, 0, "Created optimization profile 1"},
-		{[]string{"profiles", "add", "--tenant", "acme", "--name", "x", "--time-zone", "Berlin"}, 1, "timeZone must be an IANA time zone"},
+		{[]string{"profiles", "add", "--tenant", "acme", "--name", "x", "--time-zone", "Berlin"}, 2, "--time-zone must be an IANA time zone"},
 		{[]string{"profiles", "list", "--tenant", "acme"}, 0, "Berlin vans  32"},
 		{[]string{"employees", "set", "--tenant", "acme", "--id", "tech-1", "--name", "Jo", "--start", "52.45,13.30", "--profile", "1"}, 0, `Saved employee "tech-1"`},
 		{[]string{"employees", "set", "--tenant", "acme", "--id", "tech-2", "--start", "north"}, 2, "want LAT,LON"},

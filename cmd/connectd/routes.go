@@ -13,26 +13,26 @@ import (
 	"github.com/integration-connect/connect/store"
 )
 
-var runProfiles = group("profiles", "profiles add|list|remove [flags]",
+var profilesGroup = group{"profiles", "profiles add|list|remove [flags]", []subcommand{
 	subcommand{"add", "add an optimization profile and print its id", runProfilesAdd},
 	subcommand{"list", "list a tenant's optimization profiles", runProfilesList},
 	subcommand{"remove", "remove an optimization profile", runProfilesRemove},
-)
+}}
 
-var runEmployees = group("employees", "employees set|list|remove [flags]",
+var employeesGroup = group{"employees", "employees set|list|remove [flags]", []subcommand{
 	subcommand{"set", "create or replace an employee", runEmployeesSet},
 	subcommand{"list", "list a tenant's employees", runEmployeesList},
 	subcommand{"remove", "remove an employee", runEmployeesRemove},
-)
+}}
 
-// withRoutes runs fn with the route service of the store in dir.
-func withRoutes(dir string, fn func(*routesuggest.Service) error) error {
-	return withStore(dir, func(s store.Store) error { return fn(routesuggest.New(routesuggest.Config{Store: s})) })
+// withRoutes runs fn with the route service of the store a locates.
+func withRoutes(ctx context.Context, a *flagSet, fn func(*routesuggest.Service) error) error {
+	return withStore(ctx, a, func(s store.Store) error { return fn(routesuggest.New(routesuggest.Config{Store: s})) })
 }
 
 func runProfilesAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	d := routesuggest.DefaultProfile()
-	a := newAdmin("profiles add", "profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--data DIR]", stderr)
+	a := newAdmin("profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--data DIR]", stdout, stderr)
 	tenant := a.tenant()
 	name := a.requiredString("name", "profile name")
 	p := store.OptimizationProfile{}
@@ -41,11 +41,13 @@ func runProfilesAdd(ctx context.Context, args []string, stdout, stderr io.Writer
 	a.StringVar(&p.ShiftStart, "shift-start", d.ShiftStart, "start of the working day, HH:MM in --time-zone")
 	a.StringVar(&p.ShiftEnd, "shift-end", d.ShiftEnd, "end of the working day, HH:MM in --time-zone")
 	a.StringVar(&p.TimeZone, "time-zone", d.TimeZone, "the tenant's IANA time zone, e.g. Europe/Berlin")
+	a.feeds("speed", "averageSpeedKmh")
+	a.feeds("detour", "detourFactor")
 	if err := a.parse(args); err != nil {
 		return err
 	}
 	p.Name = *name
-	return withRoutes(*a.data, func(routes *routesuggest.Service) error {
+	return withRoutes(ctx, a, func(routes *routesuggest.Service) error {
 		created, err := routes.CreateProfile(ctx, *tenant, p)
 		if err != nil {
 			return err
@@ -56,12 +58,12 @@ func runProfilesAdd(ctx context.Context, args []string, stdout, stderr io.Writer
 }
 
 func runProfilesList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("profiles list", "profiles list --tenant T [--data DIR]", stderr)
+	a := newAdmin("profiles list --tenant T [--data DIR]", stdout, stderr)
 	tenant := a.tenant()
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withRoutes(*a.data, func(routes *routesuggest.Service) error {
+	return withRoutes(ctx, a, func(routes *routesuggest.Service) error {
 		list, err := routes.Profiles(ctx, *tenant)
 		if err != nil {
 			return err
@@ -76,13 +78,13 @@ func runProfilesList(ctx context.Context, args []string, stdout, stderr io.Write
 }
 
 func runProfilesRemove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("profiles remove", "profiles remove --tenant T --id N [--data DIR]", stderr)
+	a := newAdmin("profiles remove --tenant T --id N [--data DIR]", stdout, stderr)
 	tenant := a.tenant()
 	id := a.requiredID("id", "profile id, as listed")
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withRoutes(*a.data, func(routes *routesuggest.Service) error {
+	return withRoutes(ctx, a, func(routes *routesuggest.Service) error {
 		if err := routes.DeleteProfile(ctx, *tenant, *id); err != nil {
 			return err
 		}
@@ -125,7 +127,7 @@ func (s *stringFlag) String() string {
 func (s *stringFlag) Set(v string) error { s.value = &v; return nil }
 
 func runEmployeesSet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("employees set", "employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--profile N] [--data DIR]", stderr)
+	a := newAdmin("employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--profile N] [--data DIR]", stdout, stderr)
 	tenant := a.tenant()
 	id := a.requiredString("id", "employee id, as requests name it in employeeId")
 	var e store.Employee
@@ -137,6 +139,7 @@ func runEmployeesSet(ctx context.Context, args []string, stdout, stderr io.Write
 	a.Var(&shiftStart, "shift-start", "start of the working day, HH:MM (default: the profile's)")
 	a.Var(&shiftEnd, "shift-end", "end of the working day, HH:MM (default: the profile's)")
 	profile := a.Int64("profile", 0, "optimization profile used when a request names none")
+	a.feeds("profile", "profileId")
 	if err := a.parse(args); err != nil {
 		return err
 	}
@@ -144,7 +147,7 @@ func runEmployeesSet(ctx context.Context, args []string, stdout, stderr io.Write
 	if *profile != 0 {
 		e.ProfileID = profile
 	}
-	return withRoutes(*a.data, func(routes *routesuggest.Service) error {
+	return withRoutes(ctx, a, func(routes *routesuggest.Service) error {
 		saved, err := routes.PutEmployee(ctx, *tenant, e)
 		if err != nil {
 			return err
@@ -155,12 +158,12 @@ func runEmployeesSet(ctx context.Context, args []string, stdout, stderr io.Write
 }
 
 func runEmployeesList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("employees list", "employees list --tenant T [--data DIR]", stderr)
+	a := newAdmin("employees list --tenant T [--data DIR]", stdout, stderr)
 	tenant := a.tenant()
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withRoutes(*a.data, func(routes *routesuggest.Service) error {
+	return withRoutes(ctx, a, func(routes *routesuggest.Service) error {
 		list, err := routes.Employees(ctx, *tenant)
 		if err != nil {
 			return err
@@ -176,13 +179,13 @@ func runEmployeesList(ctx context.Context, args []string, stdout, stderr io.Writ
 }
 
 func runEmployeesRemove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("employees remove", "employees remove --tenant T --id E [--data DIR]", stderr)
+	a := newAdmin("employees remove --tenant T --id E [--data DIR]", stdout, stderr)
 	tenant := a.tenant()
 	id := a.requiredString("id", "employee id")
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withRoutes(*a.data, func(routes *routesuggest.Service) error {
+	return withRoutes(ctx, a, func(routes *routesuggest.Service) error {
 		if err := routes.DeleteEmployee(ctx, *tenant, *id); err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/cockroachdb/errors"
@@ -18,7 +19,6 @@ import (
 	"github.com/integration-connect/connect/importer"
 	"github.com/integration-connect/connect/routesuggest"
 	"github.com/integration-connect/connect/store"
-	"github.com/integration-connect/connect/store/bolt"
 )
 
 // Server timeouts: generous enough for a 10 MiB batch on a slow link, short
@@ -33,37 +33,66 @@ const (
 
 // serveOptions are the flags of connectd serve.
 type serveOptions struct {
-	data, addr, basePath, metricsAddr string
-	dev                               bool
-	webhookRetryMin                   time.Duration
+	where                       location
+	addr, basePath, metricsAddr string
+	dev                         bool
+	webhookRetryMin             time.Duration
+	logFormat                   choice
+	logLevel                    choice
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", "serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s]", stderr)
+	fs := newFlags("serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error]", stdout, stderr)
 	var o serveOptions
-	fs.StringVar(&o.data, "data", envOr("CONNECT_DATA", "./connect-data"), "data directory holding connect.db, created if missing (env CONNECT_DATA)")
+	o.where.register(fs.FlagSet, "data directory holding connect.db and admin.sock, created if missing")
 	fs.StringVar(&o.addr, "addr", envOr("CONNECT_ADDR", "127.0.0.1:8080"), "address to listen on (env CONNECT_ADDR)")
 	fs.StringVar(&o.basePath, "base-path", httpapi.DefaultBasePath, "base path of the import API")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics on this address instead of the main listener")
 	fs.BoolVar(&o.dev, "dev", false, "on a store without clients, create a demo client with every scope and print its key")
 	fs.DurationVar(&o.webhookRetryMin, "webhook-retry-min", webhooks.DefaultRetryMin, "delay before the first retry of a failed webhook delivery; each further retry waits twice as long, up to 1h")
-	if err := parse(fs, args); err != nil {
+	o.logFormat = choice{value: "text", allowed: []string{"text", "json"}}
+	fs.Var(&o.logFormat, "log-format", "log format: text or json")
+	o.logLevel = choice{value: "info", allowed: []string{"debug", "info", "warn", "error"}}
+	fs.Var(&o.logLevel, "log-level", "lowest level logged: debug, info, warn or error (429 answers are logged at debug)")
+	if err := fs.parse(args); err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	if !strings.HasPrefix(o.basePath, "/") {
+		return fs.usageError("--base-path must start with /, such as /api/v1")
+	}
+	logger := newLogger(stderr, o.logFormat.value, o.logLevel.value)
 	srv, err := startServer(ctx, o, stdout, logger)
 	if err != nil {
 		return err
 	}
 	<-ctx.Done()
 	logger.Info("shutting down: finishing in-flight requests")
-	return srv.Close()
+	err = srv.Close()
+	if err != nil {
+		logger.Error("stopped with an error", "error", err)
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// newLogger returns the server's logger: text or JSON lines on w, from level
+// on (a name checked by the --log-level flag).
+func newLogger(w io.Writer, format, level string) *slog.Logger {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(level))
+	opts := &slog.HandlerOptions{Level: l}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 // server is a running connectd: listeners, HTTP servers, the webhook
 // dispatcher and the store.
 type server struct {
-	store      *bolt.Store
+	store      store.Store
+	admin      *adminServer
 	servers    []*http.Server
 	dispatcher *webhooks.Dispatcher
 	addr       string
@@ -73,7 +102,7 @@ type server struct {
 // startServer opens the store, wires the services and starts listening. It
 // returns once the listeners accept connections.
 func startServer(ctx context.Context, o serveOptions, stdout io.Writer, logger *slog.Logger) (*server, error) {
-	db, err := openStore(o.data)
+	db, err := o.where.open()
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +121,8 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 		BasePath: o.basePath, Clients: clients, Importer: imports, Jobs: imports,
 		Appointments: appointments.New(appointments.Config{Store: s.store}),
 		Routes:       routesuggest.New(routesuggest.Config{Store: s.store}), DrawRoute: routesuggest.SVG,
-		Logger: s.logger, MetricsElsewhere: o.metricsAddr != "",
+		Webhooks: &webhooks.Subscriptions{Store: s.store},
+		Logger:   s.logger, MetricsElsewhere: o.metricsAddr != "", Version: version,
 	})
 	if err != nil {
 		return err
@@ -100,21 +130,34 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 	if err := s.startDispatcher(ctx, o, handler); err != nil {
 		return err
 	}
-	if s.addr, err = s.listen(o.addr, handler); err != nil {
-		return err
+	if sock := o.where.adminSocket(); sock != "" {
+		if s.admin, err = listenAdmin(ctx, sock, s.store, s.logger); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(stdout, "connectd listening on http://%s%s (data in %s)\n", s.addr, o.basePath, o.data)
 	if o.metricsAddr != "" {
-		metricsAddr, err := s.listen(o.metricsAddr, handler.Metrics())
+		metricsAddr, err := s.listen(o.metricsAddr, metricsOnly(handler.Metrics()))
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "metrics on http://%s/metrics\n", metricsAddr)
+		s.logger.Info("metrics listening", "url", "http://"+metricsAddr+"/metrics")
 	}
+	if s.addr, err = s.listen(o.addr, handler); err != nil {
+		return err
+	}
+	s.logger.Info("connectd listening", "url", "http://"+s.addr+o.basePath, "data", o.where.dataDir, "version", version)
 	if o.dev {
 		return createDemoClient(ctx, clients, s.addr, o.basePath, stdout)
 	}
 	return nil
+}
+
+// metricsOnly serves the metrics at GET /metrics (and HEAD) and answers 404
+// on every other path of the metrics listener.
+func metricsOnly(metrics http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	return mux
 }
 
 // startDispatcher starts delivering webhook events, with its metrics on the
@@ -149,13 +192,16 @@ func (s *server) listen(addr string, h http.Handler) (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// Close lets in-flight requests finish (up to 30 s), stops the webhook
-// dispatcher (a delivery in flight is repeated after the next start), then
-// closes the store.
+// Close stops taking admin commands, lets in-flight requests and commands
+// finish (up to 30 s), stops the webhook dispatcher (a delivery in flight is
+// repeated after the next start), then closes the store.
 func (s *server) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	var errs error
+	if s.admin != nil {
+		errs = s.admin.Close(ctx)
+	}
 	for _, srv := range s.servers {
 		errs = errors.CombineErrors(errs, srv.Shutdown(ctx))
 	}

@@ -12,7 +12,7 @@ import (
 var version = "dev"
 
 func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	if err := parse(newFlags("version", "version", stderr), args); err != nil {
+	if err := newFlags("version", stdout, stderr).parse(args); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "connectd %s (%s, %s)\n", version, revision(), runtime.Version())

@@ -13,19 +13,19 @@ import (
 	"github.com/integration-connect/connect/store"
 )
 
-var runWebhooks = group("webhooks", "webhooks add|list|remove|rotate-secret|enable|disable [flags]",
+var webhooksGroup = group{"webhooks", "webhooks add|list|remove|rotate-secret|enable|disable [flags]", []subcommand{
 	subcommand{"add", "subscribe a URL to a tenant's events and print its signing secret (shown once)", runWebhooksAdd},
 	subcommand{"list", "list subscriptions with their delivery state", runWebhooksList},
 	subcommand{"remove", "remove a subscription", runWebhooksRemove},
 	subcommand{"rotate-secret", "give a subscription a new signing secret and print it (shown once)", runWebhooksRotate},
 	subcommand{"enable", "resume deliveries, from the first event not yet delivered", runWebhooksEnable},
 	subcommand{"disable", "pause deliveries; events are kept", runWebhooksDisable},
-)
+}}
 
 // runWebhooksAdd adds a subscription and prints its secret alone on the last
 // line of stdout, so scripts can take it with tail -n 1.
 func runWebhooksAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("webhooks add", "webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--data DIR]", stderr)
+	a := newAdmin("webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--data DIR]", stdout, stderr)
 	tenant := a.tenant()
 	url := a.requiredString("url", "https URL receiving the events")
 	events := a.requiredString("events", "comma-separated event kinds: "+eventKindList())
@@ -35,9 +35,10 @@ func runWebhooksAdd(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	kinds, err := connect.ParseEventKinds(*events)
 	if err != nil {
-		return err
+		return a.usageError("--events: %s", connect.AsError(err).Message)
 	}
-	return withSubscriptions(*a.data, func(subs *webhooks.Subscriptions) error {
+	a.feeds("events", "kinds")
+	return withSubscriptions(ctx, a, func(subs *webhooks.Subscriptions) error {
 		s, secret, err := subs.Add(ctx, connect.NewWebhookSubscription{TenantID: *tenant, URL: *url, Kinds: kinds, AllowInsecureLoopback: *insecure})
 		if err != nil {
 			return err
@@ -50,12 +51,12 @@ func runWebhooksAdd(ctx context.Context, args []string, stdout, stderr io.Writer
 }
 
 func runWebhooksList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("webhooks list", "webhooks list [--tenant T] [--data DIR]", stderr)
+	a := newAdmin("webhooks list [--tenant T] [--data DIR]", stdout, stderr)
 	tenant := a.String("tenant", "", "only this tenant's subscriptions")
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withSubscriptions(*a.data, func(subs *webhooks.Subscriptions) error {
+	return withSubscriptions(ctx, a, func(subs *webhooks.Subscriptions) error {
 		list, err := subs.List(ctx, *tenant)
 		if err != nil {
 			return err
@@ -91,7 +92,7 @@ func lastError(s connect.WebhookSubscription) string {
 }
 
 func runWebhooksRemove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return onSubscription(ctx, "remove", args, stderr, func(subs *webhooks.Subscriptions, tenant string, id int64) error {
+	return onSubscription(ctx, "remove", args, stdout, stderr, func(subs *webhooks.Subscriptions, tenant string, id int64) error {
 		if err := subs.Remove(ctx, tenant, id); err != nil {
 			return err
 		}
@@ -102,7 +103,7 @@ func runWebhooksRemove(ctx context.Context, args []string, stdout, stderr io.Wri
 
 // runWebhooksRotate prints the new secret alone on the last line of stdout.
 func runWebhooksRotate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return onSubscription(ctx, "rotate-secret", args, stderr, func(subs *webhooks.Subscriptions, tenant string, id int64) error {
+	return onSubscription(ctx, "rotate-secret", args, stdout, stderr, func(subs *webhooks.Subscriptions, tenant string, id int64) error {
 		secret, err := subs.RotateSecret(ctx, tenant, id)
 		if err != nil {
 			return err
@@ -115,7 +116,7 @@ func runWebhooksRotate(ctx context.Context, args []string, stdout, stderr io.Wri
 }
 
 func runWebhooksEnable(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return onSubscription(ctx, "enable", args, stderr, func(subs *webhooks.Subscriptions, tenant string, id int64) error {
+	return onSubscription(ctx, "enable", args, stdout, stderr, func(subs *webhooks.Subscriptions, tenant string, id int64) error {
 		if err := subs.Enable(ctx, tenant, id); err != nil {
 			return err
 		}
@@ -125,7 +126,7 @@ func runWebhooksEnable(ctx context.Context, args []string, stdout, stderr io.Wri
 }
 
 func runWebhooksDisable(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return onSubscription(ctx, "disable", args, stderr, func(subs *webhooks.Subscriptions, tenant string, id int64) error {
+	return onSubscription(ctx, "disable", args, stdout, stderr, func(subs *webhooks.Subscriptions, tenant string, id int64) error {
 		if err := subs.Disable(ctx, tenant, id); err != nil {
 			return err
 		}
@@ -136,19 +137,19 @@ func runWebhooksDisable(ctx context.Context, args []string, stdout, stderr io.Wr
 
 // onSubscription parses the flags shared by the commands on one
 // subscription, --tenant and --id, and runs fn on the store.
-func onSubscription(ctx context.Context, name string, args []string, stderr io.Writer, fn func(*webhooks.Subscriptions, string, int64) error) error {
-	a := newAdmin("webhooks "+name, "webhooks "+name+" --tenant T --id N [--data DIR]", stderr)
+func onSubscription(ctx context.Context, name string, args []string, stdout, stderr io.Writer, fn func(*webhooks.Subscriptions, string, int64) error) error {
+	a := newAdmin("webhooks "+name+" --tenant T --id N [--data DIR]", stdout, stderr)
 	tenant := a.tenant()
 	id := a.requiredID("id", "subscription id, as listed by webhooks list")
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	return withSubscriptions(*a.data, func(subs *webhooks.Subscriptions) error { return fn(subs, *tenant, *id) })
+	return withSubscriptions(ctx, a, func(subs *webhooks.Subscriptions) error { return fn(subs, *tenant, *id) })
 }
 
-// withSubscriptions runs fn with the subscription service of the store in dir.
-func withSubscriptions(dir string, fn func(*webhooks.Subscriptions) error) error {
-	return withStore(dir, func(s store.Store) error { return fn(&webhooks.Subscriptions{Store: s}) })
+// withSubscriptions runs fn with the subscription service of the store a locates.
+func withSubscriptions(ctx context.Context, a *flagSet, fn func(*webhooks.Subscriptions) error) error {
+	return withStore(ctx, a, func(s store.Store) error { return fn(&webhooks.Subscriptions{Store: s}) })
 }
 
 func eventKindList() string { return joinKinds(connect.EventKinds) }

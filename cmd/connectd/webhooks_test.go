@@ -16,7 +16,7 @@ func TestWebhooksCommandLine(t *testing.T) {
 		{[]string{"serve", "--help"}, 0, "--webhook-retry-min"},
 		{[]string{"webhooks"}, 2, "webhooks add|list|remove|rotate-secret|enable|disable"},
 		{[]string{"webhooks", "--help"}, 0, "rotate-secret  give a subscription a new signing secret"},
-		{[]string{"webhooks", "frob"}, 2, `unknown command "frob"`},
+		{[]string{"webhooks", "frob"}, 2, `unknown command "frob"; the commands are add, list, remove, rotate-secret, enable, disable`},
 		{[]string{"webhooks", "add", "--help"}, 0, "--allow-insecure-loopback"},
 		{[]string{"webhooks", "list", "--help"}, 0, "--tenant"},
 		{[]string{"webhooks", "remove", "--help"}, 0, "webhooks remove --tenant T --id N"},
@@ -24,11 +24,12 @@ func TestWebhooksCommandLine(t *testing.T) {
 		{[]string{"webhooks", "enable", "--help"}, 0, "--id"},
 		{[]string{"webhooks", "disable", "--help"}, 0, "--id"},
 		{[]string{"webhooks", "add", "--tenant", "t", "--url", "https://example.com", "--data", data}, 2, "--events is required"},
-		{[]string{"webhooks", "add", "--tenant", "t", "--url", "https://example.com", "--events", "import_job.done", "--data", data}, 1, `unknown event kind "import_job.done"`},
-		{[]string{"webhooks", "add", "--tenant", "t", "--url", "http://example.com", "--events", "import_job.completed", "--data", data}, 1, "url must use https"},
+		{[]string{"webhooks", "add", "--tenant", "t", "--url", "https://example.com", "--events", "import_job.done", "--data", data}, 2, `--events: unknown event kind "import_job.done"`},
+		{[]string{"webhooks", "add", "--tenant", "t", "--url", "http://example.com", "--events", "import_job.completed", "--data", data}, 2, "--url must use https (http only on a loopback host with --allow-insecure-loopback, for development)"},
 		{[]string{"webhooks", "remove", "--tenant", "t", "--data", data}, 2, "--id is required"},
 		{[]string{"webhooks", "remove", "--tenant", "t", "--id", "7", "--data", data}, 1, `tenant "t" has no webhook subscription 7`},
-		{[]string{"serve", "--webhook-retry-min", "soon"}, 2, `invalid value "soon" for flag -webhook-retry-min`},
+		{[]string{"serve", "--webhook-retry-min", "soon"}, 2, `invalid value "soon" for flag --webhook-retry-min`},
+		{[]string{"serve", "--base-path", "api/v1"}, 2, "--base-path must start with /"},
 	}
 	for _, tc := range tests {
 		status, out, errOut := runCLI(t, tc.args...)

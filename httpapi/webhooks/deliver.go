@@ -26,6 +26,14 @@ const (
 	outcomeNetworkError = "network_error"
 )
 
+// leaseMargin is how much longer than one attempt a delivery lease lasts: the
+// time to read the next event and record the outcome. A dispatcher that dies
+// holding a lease delays its subscription by at most one attempt and this.
+const leaseMargin = 30 * time.Second
+
+// outcomes lists every outcome, so each series exists from the start.
+var outcomes = []string{outcomeDelivered, outcomeHTTPError, outcomeTimeout, outcomeNetworkError}
+
 // maxLastError bounds the error kept on a subscription.
 const maxLastError = 300
 
@@ -33,40 +41,84 @@ const maxLastError = 300
 const userAgent = "IntegrationConnect-Webhooks/1"
 
 // deliverAll delivers a subscription's pending events one after the other,
-// until none is left, one fails, or the dispatcher stops.
+// until none is left, one fails, another dispatcher holds the subscription's
+// delivery lease, or the dispatcher stops.
 func (d *Dispatcher) deliverAll(ctx context.Context, tenantID string, id int64) {
 	for ctx.Err() == nil {
-		sub, event, err := d.next(ctx, tenantID, id)
+		sub, event, err := d.next(ctx, tenantID, id, d.leaseToken(id))
 		if err != nil {
 			if ctx.Err() == nil {
 				d.cfg.Logger.Error("webhooks: reading the next event", "subscription", id, "error", err)
 			}
 			return
 		}
-		if event == nil || !d.deliver(ctx, sub, event) {
+		if event == nil {
+			return
+		}
+		d.setLease(sub)
+		if !d.deliver(ctx, sub, event) {
 			return
 		}
 	}
 }
 
-// next returns the subscription and its next pending event, read afresh:
-// nil when there is none, or when the subscription was removed, disabled or
-// is waiting for a retry meanwhile.
-func (d *Dispatcher) next(ctx context.Context, tenantID string, id int64) (*store.Subscription, *store.Event, error) {
+// next takes or renews the subscription's delivery lease and returns the
+// subscription, read afresh, with its next pending event. The event is nil
+// when there is none, when the subscription was removed, disabled or is
+// waiting for a retry meanwhile, or when another dispatcher (of this process
+// or another replica) holds an unexpired lease. token is the lease the caller
+// holds (0 for none).
+func (d *Dispatcher) next(ctx context.Context, tenantID string, id, token int64) (*store.Subscription, *store.Event, error) {
 	var sub *store.Subscription
 	var event *store.Event
-	err := d.cfg.Store.View(ctx, func(tx store.Tx) (err error) {
+	err := d.cfg.Store.Update(ctx, func(tx store.Tx) (err error) {
 		sub, event = nil, nil
-		if sub, err = tx.Subscription(tenantID, id); err != nil || !sub.Enabled || !d.ready(sub, d.cfg.Now()) {
+		now := d.cfg.Now()
+		rec, err := tx.Subscription(tenantID, id)
+		if err != nil || !rec.Enabled || !d.ready(rec, now) {
 			return err
 		}
-		event, err = tx.NextEvent(sub.TenantID, sub.Kinds, sub.Cursor)
-		return err
+		next, err := tx.NextEvent(rec.TenantID, rec.Kinds, rec.Cursor)
+		if err != nil || !d.lease(rec, token, now) {
+			return err
+		}
+		sub, event = rec, next
+		return tx.PutSubscription(rec)
 	})
 	if errors.Is(err, connect.ErrNotFound) {
 		return nil, nil, nil
 	}
 	return sub, event, err
+}
+
+// leaseToken returns the token of the lease this dispatcher took on a
+// subscription (0 for none); it outlives the delivery goroutines, so the next
+// one renews the lease instead of waiting for it to expire.
+func (d *Dispatcher) leaseToken(id int64) int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.leases[id].token
+}
+
+func (d *Dispatcher) setLease(sub *store.Subscription) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.leases[sub.ID] = heldLease{tenantID: sub.TenantID, token: sub.LeaseToken}
+}
+
+// lease takes rec's delivery lease for a holder of token, or renews it; it
+// reports false when another holder's lease has not expired. Every lease
+// taken anew gets the next token, so no two holders ever share one.
+func (d *Dispatcher) lease(rec *store.Subscription, token int64, now time.Time) bool {
+	held := token != 0 && rec.LeaseToken == token
+	if !held && rec.LeaseUntil.After(now) {
+		return false
+	}
+	if !held {
+		rec.LeaseToken++
+	}
+	rec.LeaseUntil = now.Add(d.cfg.AttemptTimeout + leaseMargin)
+	return true
 }
 
 // deliver makes one attempt and records its outcome; it reports whether the
@@ -134,15 +186,18 @@ func (d *Dispatcher) answer(resp *http.Response, err error) (string, error) {
 
 // record writes the outcome of an attempt into the subscription, read afresh
 // in the transaction, so settings changed meanwhile (a new secret, a disable)
-// are kept. A removed subscription records nothing.
+// are kept. A removed subscription records nothing, and neither does a
+// dispatcher whose lease another took over meanwhile (its token is fenced
+// off): the new holder counts attempts and failures, so they count once.
 func (d *Dispatcher) record(ctx context.Context, sub *store.Subscription, event *store.Event, start time.Time, failure error) error {
 	var attempts int
-	var removed, disabled bool
+	var next *time.Time
+	var dropped, disabled bool
 	err := d.cfg.Store.Update(ctx, func(tx store.Tx) error {
-		attempts, removed, disabled = 0, false, false
+		attempts, next, dropped, disabled = 0, nil, false, false
 		rec, err := tx.Subscription(sub.TenantID, sub.ID)
-		if errors.Is(err, connect.ErrNotFound) {
-			removed = true
+		if errors.Is(err, connect.ErrNotFound) || err == nil && rec.LeaseToken != sub.LeaseToken {
+			dropped = true // removed, or delivered by another holder of the lease since
 			return nil
 		}
 		if err != nil {
@@ -152,13 +207,15 @@ func (d *Dispatcher) record(ctx context.Context, sub *store.Subscription, event 
 			attempts = delivered(rec, event)
 		} else {
 			disabled = d.failed(rec, start, failure)
+			rec.LeaseUntil = time.Time{} // whoever polls when the retry is due may take it
+			attempts, next = rec.Attempts, rec.NextAttemptAt
 		}
 		return tx.PutSubscription(rec)
 	})
-	if err != nil || removed {
+	if err != nil || dropped {
 		return err
 	}
-	d.report(sub, event, attempts, disabled, failure)
+	d.report(sub, event, attempts, next, disabled, failure)
 	return nil
 }
 
@@ -189,8 +246,10 @@ func (d *Dispatcher) failed(rec *store.Subscription, start time.Time, failure er
 	return true
 }
 
-// report logs and counts a recorded outcome.
-func (d *Dispatcher) report(sub *store.Subscription, event *store.Event, attempts int, disabled bool, failure error) {
+// report logs and counts a recorded outcome: after a success attempts is how
+// many it took; after a failure, the number of the failed attempt, and next
+// is when the event is tried again.
+func (d *Dispatcher) report(sub *store.Subscription, event *store.Event, attempts int, next *time.Time, disabled bool, failure error) {
 	log := d.cfg.Logger.With("subscription", sub.ID, "tenantId", sub.TenantID, "eventId", event.ID, "type", event.Kind)
 	switch {
 	case failure == nil:
@@ -198,9 +257,10 @@ func (d *Dispatcher) report(sub *store.Subscription, event *store.Event, attempt
 		log.Debug("webhooks: delivered", "attempts", attempts)
 	case disabled:
 		log.Warn("webhooks: disabled the subscription, which kept failing; its events are kept until it is enabled again",
-			"failingFor", d.cfg.DisableAfter.String(), "error", failure)
+			"attempt", attempts, "failingFor", d.cfg.DisableAfter.String(), "error", failure.Error())
 	default:
-		log.Warn("webhooks: delivery failed; will retry", "error", failure)
+		// The cause is the receiver's fault, not ours: its message, without a stack trace.
+		log.Warn("webhooks: delivery failed; will retry", "attempt", attempts, "error", failure.Error(), "nextAttemptAt", next)
 	}
 }
 

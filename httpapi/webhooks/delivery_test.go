@@ -1,11 +1,14 @@
 package webhooks_test
 
 import (
+	"bytes"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,7 +88,8 @@ func TestFailsTwiceThenSucceeds(t *testing.T) {
 	sub, _ := f.subscribe("acme", rc.URL, connect.EventImportJobCompleted)
 	first := f.appendEvent("acme", t0)
 	registry := prometheus.NewRegistry()
-	d := f.start(func(c *webhooks.Config) { c.Registerer = registry })
+	logs := &lockedBuffer{}
+	d := f.start(func(c *webhooks.Config) { c.Registerer, c.Logger = registry, slog.New(slog.NewTextHandler(logs, nil)) })
 	f.waitDelivered("acme", sub.ID, first.Seq)
 	second := f.appendEvent("acme", t0)
 	f.waitDelivered("acme", sub.ID, second.Seq)
@@ -97,6 +101,15 @@ func TestFailsTwiceThenSucceeds(t *testing.T) {
 	}
 	if string(got[0].body) != string(got[2].body) {
 		t.Errorf("the retry's body differs:\n%s\n%s", got[0].body, got[2].body)
+	}
+	// Each warning names the subscription, event, attempt, cause and next attempt time.
+	for _, want := range []string{
+		fmt.Sprintf(`level=WARN msg="webhooks: delivery failed; will retry" subscription=%d tenantId=acme eventId=%s type=import_job.completed attempt=1 error="answered 503 Service Unavailable" nextAttemptAt=`, sub.ID, first.ID),
+		fmt.Sprintf(`eventId=%s type=import_job.completed attempt=2 error="answered 500 Internal Server Error" nextAttemptAt=`, first.ID),
+	} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("no %q in the log:\n%s", want, logs)
+		}
 	}
 	if s := f.subscription("acme", sub.ID); s.Cursor != second.Seq || s.Attempts != 0 || s.FailingSince != nil || s.LastError != "" || s.NextAttemptAt != nil || !s.Enabled {
 		t.Errorf("state after success: %+v", s)
@@ -246,4 +259,22 @@ func TestFailedAttempts(t *testing.T) {
 			wantMetrics(t, registry, map[string]float64{`connect_webhook_deliveries_total{outcome="` + tc.outcome + `"}`: 1})
 		})
 	}
+}
+
+// lockedBuffer collects log lines written from several goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -84,8 +84,9 @@ type Dispatcher struct {
 	metrics *metrics
 
 	mu        sync.Mutex
-	busy      map[int64]bool // subscriptions with a delivery goroutine
-	held      map[int64]hold // subscriptions whose last outcome could not be recorded
+	busy      map[int64]bool      // subscriptions with a delivery goroutine
+	held      map[int64]hold      // subscriptions whose last outcome could not be recorded
+	leases    map[int64]heldLease // the delivery leases this dispatcher took
 	cancel    context.CancelFunc
 	stopped   chan struct{}
 	lastPrune time.Time
@@ -104,7 +105,7 @@ func NewDispatcher(cfg Config) (*Dispatcher, error) {
 			return nil, err
 		}
 	}
-	return &Dispatcher{cfg: cfg, metrics: m, busy: map[int64]bool{}, held: map[int64]hold{}}, nil
+	return &Dispatcher{cfg: cfg, metrics: m, busy: map[int64]bool{}, held: map[int64]hold{}, leases: map[int64]heldLease{}}, nil
 }
 
 func withDefaults(cfg Config) Config {
@@ -168,6 +169,7 @@ func (d *Dispatcher) Stop() {
 // loop polls the outbox until ctx is done, then waits for the deliveries.
 func (d *Dispatcher) loop(ctx context.Context, stopped chan struct{}) {
 	defer close(stopped)
+	defer d.releaseLeases(context.WithoutCancel(ctx))
 	defer d.workers.Wait()
 	ticker := time.NewTicker(d.cfg.PollInterval)
 	defer ticker.Stop()
@@ -177,6 +179,34 @@ func (d *Dispatcher) loop(ctx context.Context, stopped chan struct{}) {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
+		}
+	}
+}
+
+// releaseLeases gives up the delivery leases this dispatcher holds, so
+// another replica takes its subscriptions over at once instead of when the
+// leases expire. It runs when every delivery goroutine has ended.
+func (d *Dispatcher) releaseLeases(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	d.mu.Lock()
+	leases := d.leases
+	d.leases = map[int64]heldLease{}
+	d.mu.Unlock()
+	for id, l := range leases {
+		err := d.cfg.Store.Update(ctx, func(tx store.Tx) error {
+			rec, err := tx.Subscription(l.tenantID, id)
+			if errors.Is(err, connect.ErrNotFound) || err == nil && rec.LeaseToken != l.token {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			rec.LeaseUntil = time.Time{}
+			return tx.PutSubscription(rec)
+		})
+		if err != nil {
+			d.cfg.Logger.Warn("webhooks: releasing a delivery lease; it expires by itself", "subscription", id, "error", err)
 		}
 	}
 }
@@ -199,6 +229,13 @@ func (d *Dispatcher) poll(ctx context.Context) {
 		}
 	}
 	d.prune(ctx, now)
+}
+
+// heldLease is a delivery lease this dispatcher took: the subscription's
+// tenant and the lease's token.
+type heldLease struct {
+	tenantID string
+	token    int64
 }
 
 // head is a subscription with its next pending event (nil when none).

@@ -14,8 +14,10 @@ type metrics struct {
 	subscriptions *prometheus.GaugeVec
 }
 
+// newMetrics makes the dispatcher's metrics with every series of a known
+// label at zero, so dashboards and alerts see them before the first delivery.
 func newMetrics() *metrics {
-	return &metrics{
+	m := &metrics{
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "connect_webhook_deliveries_total",
 			Help: "Webhook delivery attempts, by outcome: delivered (2xx), http_error (any other answer), timeout, network_error.",
@@ -34,6 +36,12 @@ func newMetrics() *metrics {
 			Help: "Webhook subscriptions, by state: enabled, disabled.",
 		}, []string{"state"}),
 	}
+	for _, outcome := range outcomes {
+		m.deliveries.WithLabelValues(outcome)
+	}
+	m.subscriptions.WithLabelValues("enabled")
+	m.subscriptions.WithLabelValues("disabled")
+	return m
 }
 
 func (m *metrics) register(r prometheus.Registerer) error {

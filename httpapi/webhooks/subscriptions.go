@@ -22,6 +22,9 @@ type Subscriptions struct {
 	Store store.Store
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// IdempotencyRetention is how long the idempotency records of integrators'
+	// writes are kept; zero means store.DefaultIdempotencyRetention.
+	IdempotencyRetention time.Duration
 }
 
 func (s *Subscriptions) now() time.Time {
@@ -36,21 +39,32 @@ func (s *Subscriptions) now() time.Time {
 // appended after it. Errors: InvalidRequest naming the field (tenantId, url,
 // kinds).
 func (s *Subscriptions) Add(ctx context.Context, ns connect.NewWebhookSubscription) (connect.WebhookSubscription, string, error) {
-	kinds, err := checkNew(ns)
+	rec, err := s.newRecord(ns, "kinds")
 	if err != nil {
 		return connect.WebhookSubscription{}, "", err
 	}
+	if err := s.Store.Update(ctx, func(tx store.Tx) error { return tx.CreateSubscription(rec) }); err != nil {
+		return connect.WebhookSubscription{}, "", err
+	}
+	return rec.WebhookSubscription, rec.Secret, nil
+}
+
+// newRecord checks a new subscription by the rules every new subscription
+// follows, whoever adds it, and returns its record with a new secret.
+// kindsField names the kinds in messages ("kinds", or "events" on the wire).
+func (s *Subscriptions) newRecord(ns connect.NewWebhookSubscription, kindsField string) (*store.Subscription, error) {
+	kinds, err := checkNew(ns, kindsField)
+	if err != nil {
+		return nil, err
+	}
 	secret, err := newSecret()
 	if err != nil {
-		return connect.WebhookSubscription{}, "", err
+		return nil, err
 	}
 	rec := &store.Subscription{Secret: secret}
 	rec.TenantID, rec.URL, rec.Kinds, rec.Enabled = ns.TenantID, ns.URL, kinds, true
 	rec.AllowInsecureLoopback, rec.CreatedAt = ns.AllowInsecureLoopback, s.now()
-	if err := s.Store.Update(ctx, func(tx store.Tx) error { return tx.CreateSubscription(rec) }); err != nil {
-		return connect.WebhookSubscription{}, "", err
-	}
-	return rec.WebhookSubscription, secret, nil
+	return rec, nil
 }
 
 // List returns the subscriptions of a tenant, or of every tenant when
@@ -131,14 +145,14 @@ func load(tx store.Tx, tenantID string, id int64) (*store.Subscription, error) {
 
 // checkNew validates a new subscription and returns its kinds without
 // duplicates.
-func checkNew(ns connect.NewWebhookSubscription) ([]connect.EventKind, error) {
+func checkNew(ns connect.NewWebhookSubscription, kindsField string) ([]connect.EventKind, error) {
 	if err := connect.Validate(ns); err != nil {
 		return nil, err
 	}
 	if err := checkURL(ns.URL, ns.AllowInsecureLoopback); err != nil {
 		return nil, err
 	}
-	return checkKinds(ns.Kinds)
+	return checkKinds(ns.Kinds, kindsField)
 }
 
 // checkURL allows https, and http on a loopback host when allowLoopback is
@@ -169,18 +183,18 @@ func isLoopback(host string) bool {
 	return err == nil && ip.Unmap().IsLoopback()
 }
 
-func checkKinds(kinds []connect.EventKind) ([]connect.EventKind, error) {
+func checkKinds(kinds []connect.EventKind, field string) ([]connect.EventKind, error) {
 	var unique []connect.EventKind
 	for i, kind := range kinds {
 		if !kind.Valid() {
-			return nil, connect.Errorf(connect.CodeInvalidRequest, "kinds[%d] is %q, not an event kind; the kinds are %s", i, kind, kindNames())
+			return nil, connect.Errorf(connect.CodeInvalidRequest, "%s[%d] is %q, not an event kind; the kinds are %s", field, i, kind, kindNames())
 		}
 		if !slices.Contains(unique, kind) {
 			unique = append(unique, kind)
 		}
 	}
 	if len(unique) == 0 {
-		return nil, connect.Errorf(connect.CodeInvalidRequest, "kinds must hold at least one event kind: %s", kindNames())
+		return nil, connect.Errorf(connect.CodeInvalidRequest, "%s must hold at least one event kind: %s", field, kindNames())
 	}
 	return unique, nil
 }

@@ -55,7 +55,7 @@ type Store struct {
 	mu      sync.RWMutex // guards closed against sends on writes
 	closed  bool
 	stopped chan struct{}
-	locks   lockSet
+	claims  claimSet
 }
 
 var _ store.Store = (*Store)(nil)
@@ -210,9 +210,15 @@ func call(fn func(*bbolt.Tx) error, btx *bbolt.Tx) (err error) {
 	return fn(btx)
 }
 
-// TryLock implements store.Store. The file lock of bbolt makes this process the
-// only user of the store, so a lock in memory is a lock for every caller.
-func (s *Store) TryLock(name string) (func(), bool) { return s.locks.tryLock(name) }
+// Claim implements store.Store. The file lock of bbolt makes this process the
+// only user of the store, so claims kept in memory are claims for every caller.
+func (s *Store) Claim(ctx context.Context, name string, ttl time.Duration) (func(), bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, errors.WithStack(err)
+	}
+	release, ok := s.claims.claim(name, time.Now().Add(ttl))
+	return release, ok, nil
+}
 
 // Check verifies the consistency of the database file (pages, freelist).
 func (s *Store) Check() error {
@@ -239,28 +245,33 @@ func (s *Store) Close() error {
 	return errors.Wrap(s.db.Close(), "closing the store")
 }
 
-// lockSet is a set of held lock names.
-type lockSet struct {
+// claimSet holds the unexpired claims of this process.
+type claimSet struct {
 	mu   sync.Mutex
-	held map[string]bool
+	held map[string]*claimHold
 }
 
-func (l *lockSet) tryLock(name string) (func(), bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.held[name] {
+type claimHold struct{ until time.Time }
+
+func (c *claimSet) claim(name string, until time.Time) (func(), bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if h := c.held[name]; h != nil && time.Now().Before(h.until) {
 		return nil, false
 	}
-	if l.held == nil {
-		l.held = map[string]bool{}
+	if c.held == nil {
+		c.held = map[string]*claimHold{}
 	}
-	l.held[name] = true
+	h := &claimHold{until: until}
+	c.held[name] = h
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			l.mu.Lock()
-			delete(l.held, name)
-			l.mu.Unlock()
+			c.mu.Lock()
+			if c.held[name] == h { // not taken over after it expired
+				delete(c.held, name)
+			}
+			c.mu.Unlock()
 		})
 	}, true
 }

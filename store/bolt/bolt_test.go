@@ -12,15 +12,19 @@ import (
 	"github.com/integration-connect/connect/store/storetest"
 )
 
-// open opens a bolt store in dir whose Close first checks the consistency of
-// the database file.
-func open(t testing.TB, dir string) store.Store {
-	t.Helper()
-	s, err := bolt.OpenDir(dir, nil)
-	if err != nil {
-		t.Fatalf("OpenDir: %v", err)
+// open makes a new data directory and returns the function that opens the
+// bolt store in it; the store's Close first checks the consistency of the
+// database file.
+func open(t testing.TB) func() store.Store {
+	dir := t.TempDir()
+	return func() store.Store {
+		t.Helper()
+		s, err := bolt.OpenDir(dir, nil)
+		if err != nil {
+			t.Fatalf("OpenDir: %v", err)
+		}
+		return checked{Store: s, t: t}
 	}
-	return checked{Store: s, t: t}
 }
 
 type checked struct {

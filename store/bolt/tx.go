@@ -97,6 +97,21 @@ func (t *tx) TargetByExternalID(tenantID, sourceSystem, externalID string) (*sto
 	return &target, nil
 }
 
+func (t *tx) TargetsByExternalID(tenantID string, keys []store.TargetKey) (map[store.TargetKey]*store.Target, error) {
+	found := make(map[store.TargetKey]*store.Target, len(keys))
+	for _, k := range keys {
+		target, err := t.TargetByExternalID(tenantID, k.SourceSystem, k.ExternalID)
+		if errors.Is(err, connect.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		found[k] = target
+	}
+	return found, nil
+}
+
 func (t *tx) Target(tenantID string, id int64) (*store.Target, error) {
 	return getOwned(t.bucket(bucketTargets), id, tenantID, func(r *store.Target) string { return r.TenantID })
 }

@@ -192,13 +192,13 @@ func testAppointmentRollback(t *testing.T, open Opener) {
 }
 
 func testAppointmentReopen(t *testing.T, open Opener) {
-	dir := t.TempDir()
-	s := open(t, dir)
+	reopen := open(t)
+	s := reopen()
 	createAppointments(t, s, newAppointment("t1", "apr_a", connect.AppointmentPendingReview))
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	s = open(t, dir)
+	s = reopen()
 	defer s.Close()
 	view(t, s, func(tx store.Tx) error {
 		list, err := tx.AppointmentRequests("t1", connect.AppointmentPendingReview, "", 10)

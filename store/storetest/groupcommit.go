@@ -17,8 +17,8 @@ const groupWriters = 16
 // groupPanic is the value the panicking writer panics with.
 type groupPanic struct{ writer string }
 
-// testGroupRollback queues writers behind a write that holds the store's
-// writer: good ones, one that fails and one that panics, each after making
+// testGroupRollback queues writers behind a write that is still open: good
+// ones, one that fails and one that panics, each after making
 // writes. A store that groups them into one transaction must roll it back and
 // run the others again without the bad one; a store that does not group them
 // runs them one by one. Either way every good writer's effects are committed

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ func testOutbox(t *testing.T, open Opener) {
 	t.Run("AppendAndNext", func(t *testing.T) { testEventsAppendAndNext(t, open) })
 	t.Run("FailedUpdateLeavesNoEvent", func(t *testing.T) { testEventRollback(t, open) })
 	t.Run("ConcurrentAppends", func(t *testing.T) { testConcurrentAppends(t, open) })
+	t.Run("CommitOrder", func(t *testing.T) { testEventCommitOrder(t, open) })
 	t.Run("Subscriptions", func(t *testing.T) { testSubscriptionRecords(t, open) })
 	t.Run("Prune", func(t *testing.T) { testPruneEvents(t, open) })
 	t.Run("ReopenKeepsEvents", func(t *testing.T) { testOutboxReopen(t, open) })
@@ -276,15 +278,15 @@ func testPruneEvents(t *testing.T, open Opener) {
 }
 
 func testOutboxReopen(t *testing.T, open Opener) {
-	dir := t.TempDir()
-	s := open(t, dir)
+	reopen := open(t)
+	s := reopen()
 	first := appendEvents(t, s, "t1", t0, kindJob)
 	sub := newSubscription("t1", kindJob)
 	createSubscriptions(t, s, sub)
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	s = open(t, dir)
+	s = reopen()
 	defer s.Close()
 	next := appendEvents(t, s, "t1", t0, kindJob)
 	if next[0].Seq <= first[0].Seq {
@@ -300,4 +302,75 @@ func testOutboxReopen(t *testing.T, open Opener) {
 		}
 		return nil
 	})
+}
+
+// testEventCommitOrder overlaps two transactions: A appends an event and
+// stays open while B appends one and commits. A reader following its cursor
+// after each commit must see both events, whichever commits first: an event
+// that commits later must never get a number below one already read. An
+// engine that lets B commit first (PostgreSQL) is caught when it numbers
+// events at append time; a single writer (bbolt) runs B after A.
+func testEventCommitOrder(t *testing.T, open Opener) {
+	s, _ := openFresh(t, open)
+	var cursor int64
+	var seen []string
+	readNew := func() {
+		view(t, s, func(tx store.Tx) error {
+			for {
+				e, err := tx.NextEvent("t1", allKinds, cursor)
+				if errors.Is(err, connect.ErrNotFound) {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				seen, cursor = append(seen, e.ID), e.Seq
+			}
+		})
+	}
+	appendOne := func(id string) func(store.Tx) error {
+		return func(tx store.Tx) error {
+			return tx.AppendEvent(&store.Event{ID: id, TenantID: "t1", Kind: kindJob, CreatedAt: t0, Data: []byte(`{}`)})
+		}
+	}
+	appended, release := make(chan struct{}), make(chan struct{})
+	doneA := make(chan error, 1)
+	go func() {
+		first := true
+		doneA <- s.Update(ctx, func(tx store.Tx) error {
+			if err := appendOne("evt_a")(tx); err != nil {
+				return err
+			}
+			if first { // a rerun of fn must not wait again
+				first = false
+				close(appended)
+				<-release
+			}
+			return nil
+		})
+	}()
+	<-appended
+	doneB := make(chan error, 1)
+	go func() { doneB <- s.Update(ctx, appendOne("evt_b")) }()
+	select {
+	case err := <-doneB: // B committed while A is open
+		if err != nil {
+			t.Fatalf("Update B: %v", err)
+		}
+		readNew()
+		close(release)
+	case <-time.After(200 * time.Millisecond): // B waits for A
+		close(release)
+		if err := <-doneB; err != nil {
+			t.Fatalf("Update B: %v", err)
+		}
+	}
+	if err := <-doneA; err != nil {
+		t.Fatalf("Update A: %v", err)
+	}
+	readNew()
+	slices.Sort(seen)
+	if want := []string{"evt_a", "evt_b"}; !slices.Equal(seen, want) {
+		t.Errorf("a reader following its cursor saw %v, want %v: an event committed later got a smaller number", seen, want)
+	}
 }

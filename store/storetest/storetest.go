@@ -1,7 +1,8 @@
 // Package storetest is the conformance suite of store.Store: every implementation
 // runs Run in its tests, so all of them keep the same promises (transactions are
-// all or nothing, data outlives a restart, group commit loses nothing, tenants
-// never see each other's records).
+// all or nothing, data outlives a restart, concurrent writers never lose or
+// repeat each other's writes, events are numbered in commit order, tenants never
+// see each other's records).
 package storetest
 
 import (
@@ -17,9 +18,11 @@ import (
 	"github.com/integration-connect/connect/store"
 )
 
-// Opener opens the store kept in dir; called again with the same dir after
-// Close, it must reopen the same data. The suite closes what it opens.
-type Opener func(t testing.TB, dir string) store.Store
+// Opener makes a new, empty store for one test and returns the function that
+// opens it: called again after Close, that function must open the same data.
+// Where the data lives (a file, a database) is the engine's business. The
+// suite closes what it opens.
+type Opener func(t testing.TB) (open func() store.Store)
 
 // Run runs the whole conformance suite against the stores open returns.
 func Run(t *testing.T, open Opener) {
@@ -38,7 +41,7 @@ func Run(t *testing.T, open Opener) {
 		{"ReopenKeepsData", testReopenKeepsData},
 		{"ConcurrentUpdates", testConcurrentUpdates},
 		{"GroupRollback", testGroupRollback},
-		{"TryLock", testTryLock},
+		{"Claim", testClaim},
 		{"CancelledContext", testCancelledContext},
 		{"Appointments", testAppointments},
 		{"CustomerRecords", testCustomerRecords},
@@ -49,13 +52,14 @@ func Run(t *testing.T, open Opener) {
 	}
 }
 
-// openFresh opens a store in a new directory and closes it after the test.
-func openFresh(t *testing.T, open Opener) (store.Store, string) {
+// openFresh opens a new store and closes it after the test; reopen opens its
+// data again.
+func openFresh(t *testing.T, newStore Opener) (s store.Store, reopen func() store.Store) {
 	t.Helper()
-	dir := t.TempDir()
-	s := open(t, dir)
+	reopen = newStore(t)
+	s = reopen()
 	t.Cleanup(func() { _ = s.Close() })
-	return s, dir
+	return s, reopen
 }
 
 var ctx = context.Background()
@@ -154,6 +158,14 @@ func testTargets(t *testing.T, open Opener) {
 	if first.ID <= 0 || second.ID <= first.ID || other.ID <= second.ID {
 		t.Fatalf("ids not assigned in increasing order: %d %d %d", first.ID, second.ID, other.ID)
 	}
+	view(t, s, func(tx store.Tx) error {
+		keys := []store.TargetKey{{SourceSystem: "erp", ExternalID: "A"}, {SourceSystem: "crm", ExternalID: "A"}, {SourceSystem: "erp", ExternalID: "B"}}
+		found, err := tx.TargetsByExternalID("t1", keys)
+		if err != nil || len(found) != 2 || found[keys[0]].ID != first.ID || found[keys[1]].ID != second.ID {
+			t.Errorf("TargetsByExternalID: %v, %v; want ids %d and %d, and no B", found, err, first.ID, second.ID)
+		}
+		return nil
+	})
 	err := s.Update(ctx, func(tx store.Tx) error { return tx.CreateTarget(newTarget("t1", "erp", "A")) })
 	if connect.ErrorCodeOf(err) != connect.CodeTargetAlreadyExists {
 		t.Errorf("creating a duplicate identity: got %v, want TargetAlreadyExists", err)
@@ -410,14 +422,14 @@ func testPanicLeavesNothing(t *testing.T, open Opener) {
 }
 
 func testReopenKeepsData(t *testing.T, open Opener) {
-	dir := t.TempDir()
-	s := open(t, dir)
+	reopen := open(t)
+	s := reopen()
 	target, job := newTarget("t1", "erp", "A"), newJob("t1", "erp", connect.JobAccepted, 2)
 	update(t, s, func(tx store.Tx) error { return errors.CombineErrors(tx.CreateTarget(target), tx.CreateJob(job)) })
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	s = open(t, dir)
+	s = reopen()
 	defer s.Close()
 	view(t, s, func(tx store.Tx) error {
 		got, err := tx.TargetByExternalID("t1", "erp", "A")
@@ -438,8 +450,9 @@ func testReopenKeepsData(t *testing.T, open Opener) {
 	}
 }
 
-// testConcurrentUpdates checks group commit: many concurrent writers, one of
-// them failing, all others committed exactly once.
+// testConcurrentUpdates: many concurrent writers (which an engine may group
+// into shared transactions or run side by side), one of them failing, all
+// others committed exactly once.
 func testConcurrentUpdates(t *testing.T, open Opener) {
 	s, _ := openFresh(t, open)
 	const writers = 64
@@ -478,31 +491,60 @@ func testConcurrentUpdates(t *testing.T, open Opener) {
 	})
 }
 
-func testTryLock(t *testing.T, open Opener) {
+func testClaim(t *testing.T, open Opener) {
 	s, _ := openFresh(t, open)
-	unlock, ok := s.TryLock("a")
+	claim := func(name string, ttl time.Duration) (func(), bool) {
+		t.Helper()
+		release, ok, err := s.Claim(ctx, name, ttl)
+		if err != nil {
+			t.Fatalf("Claim(%s): %v", name, err)
+		}
+		return release, ok
+	}
+	releaseA, ok := claim("a", time.Hour)
 	if !ok {
-		t.Fatal("first TryLock(a) failed")
+		t.Fatal("first Claim(a) failed")
 	}
-	if _, ok := s.TryLock("a"); ok {
-		t.Error("second TryLock(a) succeeded while held")
+	if _, ok := claim("a", time.Hour); ok {
+		t.Error("second Claim(a) succeeded while held")
 	}
-	unlockB, ok := s.TryLock("b")
+	releaseB, ok := claim("b", time.Hour)
 	if !ok {
-		t.Error("TryLock(b) failed while only a is held")
+		t.Error("Claim(b) failed while only a is held")
 	}
-	unlock()
-	unlock() // a second call must not release someone else's lock
-	again, ok := s.TryLock("a")
+	releaseA()
+	releaseA() // a second call must not release someone else's claim
+	again, ok := claim("a", time.Hour)
 	if !ok {
-		t.Fatal("TryLock(a) after unlock failed")
+		t.Fatal("Claim(a) after release failed")
 	}
-	unlock()
-	if _, ok := s.TryLock("a"); ok {
-		t.Error("an old unlock released the new holder's lock")
+	releaseA()
+	if _, ok := claim("a", time.Hour); ok {
+		t.Error("an old release freed the new holder's claim")
 	}
 	again()
-	unlockB()
+	releaseB()
+
+	// A claim whose holder never releases it expires.
+	if _, ok := claim("expiring", time.Millisecond); !ok {
+		t.Fatal("Claim(expiring) failed")
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, ok := claim("expiring", time.Hour); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a claim of 1ms was still held after a minute")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, _, err := s.Claim(cancelled, "c", time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("Claim with a cancelled context: %v, want context.Canceled", err)
+	}
 }
 
 func testCancelledContext(t *testing.T, open Opener) {

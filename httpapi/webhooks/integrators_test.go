@@ -1,0 +1,91 @@
+package webhooks_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/cockroachdb/errors"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/httpapi/webhooks"
+)
+
+// TestIntegratorsNeedWebhooksManage: the library refuses every operation of
+// the integrator API to a caller without webhooks.manage, so an embedding
+// host gets the same rule as HTTP clients.
+func TestIntegratorsNeedWebhooksManage(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	sub, _ := f.subscribe("acme", "https://hooks.example.com/a", connect.EventImportJobCompleted)
+	caller := connect.Caller{TenantID: "acme", ClientID: "erp", Scopes: []connect.Scope{connect.ScopeImportJobsRead}}
+	req := connect.WebhookSubscriptionRequest{URL: "https://hooks.example.com/b", Events: job}
+	calls := map[string]error{
+		"create": func() error {
+			_, err := f.subs.CreateWebhookSubscription(ctx, caller, req, connect.WriteOptions{})
+			return err
+		}(),
+		"list": func() error { _, err := f.subs.ListWebhookSubscriptions(ctx, caller); return err }(),
+		"get":  func() error { _, err := f.subs.GetWebhookSubscription(ctx, caller, sub.ID); return err }(),
+		"rotate": func() error {
+			_, err := f.subs.RotateWebhookSubscriptionSecret(ctx, caller, sub.ID, connect.WriteOptions{})
+			return err
+		}(),
+		"delete": f.subs.DeleteWebhookSubscription(ctx, caller, sub.ID),
+	}
+	for name, err := range calls {
+		var e *connect.Error
+		if !errors.As(err, &e) || e.Code != connect.CodeInsufficientScope || e.RequiredScope != connect.ScopeWebhooksManage {
+			t.Errorf("%s without webhooks.manage: %v", name, err)
+		}
+	}
+	if got := f.subscription("acme", sub.ID); got.URL != sub.URL {
+		t.Errorf("the subscription changed: %+v", got)
+	}
+}
+
+// TestIntegratorsFollowTheRulesOfAdd: a typed create is checked like Add
+// (never with http on loopback), and rotation changes the signing secret.
+func TestIntegratorsFollowTheRulesOfAdd(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	caller := connect.Caller{TenantID: "acme", ClientID: "erp", Scopes: []connect.Scope{connect.ScopeWebhooksManage}}
+	_, err := f.subs.CreateWebhookSubscription(ctx, caller, connect.WebhookSubscriptionRequest{URL: "http://127.0.0.1:9/hook", Events: job}, connect.WriteOptions{})
+	if connect.ErrorCodeOf(err) != connect.CodeInvalidRequest {
+		t.Errorf("http on loopback for an integrator: %v", err)
+	}
+	out, err := f.subs.CreateWebhookSubscription(ctx, caller, connect.WebhookSubscriptionRequest{URL: "https://hooks.example.com/a", Events: job}, connect.WriteOptions{})
+	if err != nil || len(out.Subscription.Events) != 1 || out.Subscription.Events[0] != connect.EventImportJobCompleted {
+		t.Fatalf("create: %+v %v", out, err)
+	}
+	rotated, err := f.subs.RotateWebhookSubscriptionSecret(ctx, caller, out.Subscription.ID, connect.WriteOptions{})
+	if err != nil || rotated.Subscription.Secret == out.Subscription.Secret {
+		t.Errorf("rotate: %+v %v", rotated, err)
+	}
+}
+
+// TestDeliveryCountersExistFromTheStart: before any delivery, every outcome
+// of connect_webhook_deliveries_total is a series at zero, so rate() and
+// alerts work from the first scrape.
+func TestDeliveryCountersExistFromTheStart(t *testing.T) {
+	f := newFixture(t)
+	registry := prometheus.NewRegistry()
+	f.start(func(c *webhooks.Config) { c.Registerer = registry })
+	families, err := registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range families {
+		if mf.GetName() != "connect_webhook_deliveries_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			got[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+		}
+	}
+	want := map[string]float64{"delivered": 0, "http_error": 0, "timeout": 0, "network_error": 0}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("deliveries before the first: %v, want %v", got, want)
+	}
+}
