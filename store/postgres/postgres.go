@@ -311,22 +311,15 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// TryLock implements store.Store with a Claim of one minute.
-func (s *Store) TryLock(name string) (func(), bool) {
-	release, ok, err := s.Claim(context.Background(), name, time.Minute)
-	if err != nil {
-		s.log.Warn("taking a lock failed", "lock", name, "error", err)
-		return nil, false
-	}
-	return release, ok
-}
-
-// Claim takes the lease called name for ttl, unless another holder (in this
-// process or another) has an unexpired claim on it: then ok is false. Expiry
-// is judged by the database's clock, so the clocks of replicas do not matter.
-// release gives the lease up early; calling it again, or after the lease
-// expired and someone else claimed it, does nothing.
+// Claim implements store.Store with a row in the UNLOGGED table leases,
+// taken with one upsert that succeeds only when the row is absent or expired.
+// Expiry is judged by the database's clock, so the clocks of replicas do not
+// matter. Each claim has a random owner token: release deletes the row only
+// while it is still this claim's, so it never frees a successor's claim.
 func (s *Store) Claim(ctx context.Context, name string, ttl time.Duration) (release func(), ok bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, errors.WithStack(err)
+	}
 	owner := token()
 	var got string
 	err = s.pool.QueryRow(ctx, `
@@ -334,7 +327,7 @@ func (s *Store) Claim(ctx context.Context, name string, ttl time.Duration) (rele
 		VALUES ($1, $2, clock_timestamp() + $3 * interval '1 microsecond')
 		ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
 			WHERE l.expires_at <= clock_timestamp()
-		RETURNING owner`, name, owner, ttl.Microseconds()).Scan(&got)
+		RETURNING owner`, []byte(name), owner, ttl.Microseconds()).Scan(&got)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, false, nil
 	}
@@ -350,7 +343,7 @@ func (s *Store) Claim(ctx context.Context, name string, ttl time.Duration) (rele
 func (s *Store) release(name, owner string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, err := s.pool.Exec(ctx, "DELETE FROM leases WHERE name = $1 AND owner = $2", name, owner); err != nil {
+	if _, err := s.pool.Exec(ctx, "DELETE FROM leases WHERE name = $1 AND owner = $2", []byte(name), owner); err != nil {
 		s.log.Warn("releasing a lease failed; it expires by itself", "lease", name, "error", err)
 	}
 }

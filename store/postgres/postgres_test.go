@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"os"
-	"sync"
 	"testing"
 
 	"github.com/integration-connect/connect/store"
@@ -14,23 +13,11 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-// opener gives each directory the suite asks for a schema of its own: the
-// same directory opens the same schema again.
-func opener() storetest.Opener {
-	var mu sync.Mutex
-	urls := map[string]string{}
-	schemaOf := func(tb testing.TB, dir string) string {
-		mu.Lock()
-		defer mu.Unlock()
-		if _, ok := urls[dir]; !ok {
-			urls[dir] = pgtest.URL(tb)
-		}
-		return urls[dir]
-	}
-	return func(tb testing.TB, dir string) store.Store {
-		tb.Helper()
-		return mustOpen(tb, schemaOf(tb, dir))
-	}
+// open makes a new schema and returns the function that opens the store in
+// it.
+func open(tb testing.TB) func() store.Store {
+	url := pgtest.URL(tb)
+	return func() store.Store { return mustOpen(tb, url) }
 }
 
 func mustOpen(tb testing.TB, url string) *postgres.Store {
@@ -43,5 +30,5 @@ func mustOpen(tb testing.TB, url string) *postgres.Store {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, opener())
+	storetest.Run(t, open)
 }

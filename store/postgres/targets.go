@@ -86,10 +86,8 @@ func (t *tx) TargetByExternalID(tenantID, sourceSystem, externalID string) (*sto
 	return &copied, nil
 }
 
-// TargetsByExternalID returns the targets of a tenant with these identities,
-// in one statement. Identities that are not stored are absent from the map.
-func (t *tx) TargetsByExternalID(tenantID string, keys []targetKey) (map[targetKey]*store.Target, error) {
-	found := make(map[targetKey]*store.Target, len(keys))
+func (t *tx) TargetsByExternalID(tenantID string, keys []store.TargetKey) (map[store.TargetKey]*store.Target, error) {
+	found := make(map[store.TargetKey]*store.Target, len(keys))
 	var sources, externalIDs []string
 	for _, k := range keys {
 		if _, known := t.targets[targetIdentity{tenantID, k.SourceSystem, k.ExternalID}]; !known {
@@ -303,7 +301,3 @@ func notFoundOr(t *tx, err error) error {
 	}
 	return t.note(errors.WithStack(err))
 }
-
-// targetKey is the identity of a target within a tenant: store.TargetKey once
-// the store contract has it.
-type targetKey = struct{ SourceSystem, ExternalID string }

@@ -177,15 +177,16 @@ CREATE TABLE employees (
 );
 
 -- Leases (Store.Claim) and rate limit buckets are worth nothing after a
--- crash: UNLOGGED spares their writes the WAL.
+-- crash: UNLOGGED spares their writes the WAL. Their names are bytea because
+-- callers build them with NUL separators, which text cannot hold.
 CREATE UNLOGGED TABLE leases (
-    name       text COLLATE "C" PRIMARY KEY,
+    name       bytea PRIMARY KEY,
     owner      text NOT NULL,
     expires_at timestamptz NOT NULL
 );
 
 CREATE UNLOGGED TABLE rate_limits (
-    key text COLLATE "C" PRIMARY KEY,
+    key bytea PRIMARY KEY,
     tat timestamptz NOT NULL
 );
 
@@ -193,7 +194,7 @@ CREATE UNLOGGED TABLE rate_limits (
 -- request is allowed when the bucket's theoretical arrival time (tat) is at
 -- most tolerance_us ahead of now, and then moves tat on by interval_us. A
 -- denied request learns how long until one would be allowed.
-CREATE FUNCTION rate_limit_allow(p_key text, p_interval_us bigint, p_tolerance_us bigint,
+CREATE FUNCTION rate_limit_allow(p_key bytea, p_interval_us bigint, p_tolerance_us bigint,
                                  OUT allowed boolean, OUT retry_after_us bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
