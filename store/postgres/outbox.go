@@ -43,8 +43,10 @@ func (t *tx) insertEvents() error {
 		ids, tenants, kinds = append(ids, e.ID), append(tenants, e.TenantID), append(kinds, string(e.Kind))
 		created, docs = append(created, e.CreatedAt.UnixNano()), append(docs, doc)
 	}
-	if _, err := t.ptx.Exec(t.ctx, "SELECT pg_advisory_xact_lock($1)", outboxLock); err != nil {
-		return t.note(errors.Wrap(err, "taking the outbox lock"))
+	if !t.s.opts.UnorderedEvents {
+		if _, err := t.ptx.Exec(t.ctx, "SELECT pg_advisory_xact_lock($1)", outboxLock); err != nil {
+			return t.note(errors.Wrap(err, "taking the outbox lock"))
+		}
 	}
 	// The doc is stored without its number (the record's seq is the column):
 	// the number is only known once the row is inserted.

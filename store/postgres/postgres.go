@@ -116,12 +116,17 @@ type Options struct {
 	// Logger receives retries and other events worth a line. Default
 	// slog.Default().
 	Logger *slog.Logger
+	// UnorderedEvents numbers events without the outbox lock, so numbers no
+	// longer follow commit order and a subscription can skip an event. It
+	// exists to measure what the order costs; do not use it otherwise.
+	UnorderedEvents bool
 }
 
 // Store is a store.Store on a PostgreSQL database.
 type Store struct {
 	pool      *pgxpool.Pool
 	log       *slog.Logger
+	opts      Options
 	targetIDs idBlock
 
 	mu     sync.RWMutex
@@ -155,7 +160,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 		return nil, errors.Wrap(err, "connecting to the database")
 	}
 	// targets_id_seq increments by 1000 (see the migrations).
-	return &Store{pool: pool, log: o.Logger, targetIDs: idBlock{sequence: "targets_id_seq", size: 1000}}, nil
+	return &Store{pool: pool, log: o.Logger, opts: o, targetIDs: idBlock{sequence: "targets_id_seq", size: 1000}}, nil
 }
 
 // Migrate applies the pending schema migrations to the database at url.

@@ -28,6 +28,8 @@ type tx struct {
 	// violation the transaction met: Update then runs fn again.
 	conflict error
 	pending  pending
+	// slot is the row of striped counters this transaction adds to.
+	slot int16
 	// events are appended at commit (see insertEvents).
 	events []*store.Event
 	// targets remembers the targets of identities this transaction looked up
@@ -40,7 +42,7 @@ type tx struct {
 var _ store.Tx = (*tx)(nil)
 
 func newTx(ctx context.Context, s *Store, ptx pgx.Tx, write bool) *tx {
-	return &tx{ctx: ctx, s: s, ptx: ptx, write: write, targets: map[targetIdentity]*store.Target{}, targetIDs: map[int64]targetIdentity{}}
+	return &tx{ctx: ctx, s: s, ptx: ptx, write: write, slot: counterSlot(), targets: map[targetIdentity]*store.Target{}, targetIDs: map[int64]targetIdentity{}}
 }
 
 // forUpdate is the locking clause of point reads: in Update a record read

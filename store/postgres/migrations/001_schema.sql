@@ -43,15 +43,18 @@ CREATE INDEX jobs_by_source ON jobs (tenant_id, source_key, id DESC);
 CREATE INDEX jobs_by_status_source ON jobs (tenant_id, status_key, source_key, id DESC);
 
 -- job_counts keeps the total of every job list filter, so a list's total is
--- one row read whatever the number of jobs. filter is 'all', 'status',
--- 'source' or 'status+source'; the keys it does not use are ''.
+-- a few rows read whatever the number of jobs. filter is 'all', 'status',
+-- 'source' or 'status+source'; the keys it does not use are ''. Each total
+-- is striped over up to 16 rows (slot), each transaction adding to a random
+-- one, so concurrent imports of one tenant do not queue for one row lock.
 CREATE TABLE job_counts (
     tenant_id  text COLLATE "C" NOT NULL,
     filter     text COLLATE "C" NOT NULL,
     status_key text COLLATE "C" NOT NULL,
     source_key text COLLATE "C" NOT NULL,
+    slot       smallint NOT NULL,
     n          bigint NOT NULL,
-    PRIMARY KEY (tenant_id, filter, status_key, source_key)
+    PRIMARY KEY (tenant_id, filter, status_key, source_key, slot)
 );
 
 -- expires_ns is the record's expiry (IdempotencyRecord.Expiry) in Unix
@@ -110,9 +113,12 @@ CREATE TABLE customers (
 CREATE INDEX customers_by_tenant ON customers (tenant_id, id);
 CREATE INDEX customers_by_number ON customers (tenant_id, customer_number, id);
 
+-- customer_counts is striped like job_counts.
 CREATE TABLE customer_counts (
-    tenant_id text COLLATE "C" PRIMARY KEY,
-    n         bigint NOT NULL
+    tenant_id text COLLATE "C" NOT NULL,
+    slot      smallint NOT NULL,
+    n         bigint NOT NULL,
+    PRIMARY KEY (tenant_id, slot)
 );
 
 CREATE SEQUENCE customer_locations_id_seq;
