@@ -225,3 +225,71 @@ func TestUseAfterClose(t *testing.T) {
 		t.Errorf("Update after Close: %v, want ErrClosed", err)
 	}
 }
+
+// TestBufferedTargets writes enough targets in one transaction for them to
+// go by COPY, updates some of them before and some after they were sent,
+// and reads them back; it also checks that a target a lookup returned cannot
+// be changed behind the transaction's back by changing the value.
+func TestBufferedTargets(t *testing.T) {
+	s := openShared(t, 1)[0]
+	const n = 250
+	keys := make([]store.TargetKey, n)
+	err := s.Update(t.Context(), func(tx store.Tx) error {
+		for i := range n {
+			keys[i] = store.TargetKey{SourceSystem: "erp", ExternalID: fmt.Sprintf("T%03d", i)}
+			target := &store.Target{TenantID: "t1", SourceSystem: "erp", ExternalID: keys[i].ExternalID, Status: store.TargetActive}
+			target.Data.Title = "created"
+			original := "original"
+			target.Data.CustomFields = map[string]*string{"k": &original}
+			if err := tx.CreateTarget(target); err != nil {
+				return err
+			}
+			if i%10 == 0 { // changed while still buffered
+				target.Data.Title = "changed before sending"
+				if err := tx.UpdateTarget(target); err != nil {
+					return err
+				}
+			}
+		}
+		found, err := tx.TargetsByExternalID("t1", keys) // served from the transaction's memory
+		if err != nil || len(found) != n {
+			return errors.Newf("TargetsByExternalID found %d of %d: %v", len(found), n, err)
+		}
+		changed := "changed in the caller's copy only"
+		found[keys[1]].Data.CustomFields["k"] = &changed
+		if _, _, err := tx.Jobs("t1", store.JobFilter{}, 0, 1); err != nil { // a read sends the buffer
+			return err
+		}
+		again, err := tx.TargetByExternalID("t1", "erp", keys[1].ExternalID)
+		if err != nil || *again.Data.CustomFields["k"] != "original" {
+			return errors.Newf("lookup after the caller changed its copy: %+v, %v", again, err)
+		}
+		again.Data.Title = "changed after sending"
+		return tx.UpdateTarget(again)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.View(t.Context(), func(tx store.Tx) error {
+		found, err := tx.TargetsByExternalID("t1", keys)
+		if err != nil || len(found) != n {
+			return errors.Newf("after commit found %d of %d: %v", len(found), n, err)
+		}
+		for i, k := range keys {
+			want := "created"
+			switch {
+			case i == 1:
+				want = "changed after sending"
+			case i%10 == 0:
+				want = "changed before sending"
+			}
+			if got := found[k].Data.Title; got != want {
+				t.Errorf("%s: title %q, want %q", k.ExternalID, got, want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -32,17 +32,18 @@ type tx struct {
 	slot int16
 	// events are appended at commit (see insertEvents).
 	events []*store.Event
-	// targets remembers the targets of identities this transaction looked up
-	// or wrote (nil: known not to exist), so the importer's lookups of a batch
-	// cost one statement. Rows read in Update are locked, so they stay valid.
-	targets   map[targetIdentity]*store.Target
+	// targets remembers the records (docs) of target identities this
+	// transaction looked up or wrote (nil: known not to exist), so the
+	// importer's lookups of a batch cost one statement. Rows read in Update
+	// are locked, so they stay valid.
+	targets   map[targetIdentity][]byte
 	targetIDs map[int64]targetIdentity
 }
 
 var _ store.Tx = (*tx)(nil)
 
 func newTx(ctx context.Context, s *Store, ptx pgx.Tx, write bool) *tx {
-	return &tx{ctx: ctx, s: s, ptx: ptx, write: write, slot: counterSlot(), targets: map[targetIdentity]*store.Target{}, targetIDs: map[int64]targetIdentity{}}
+	return &tx{ctx: ctx, s: s, ptx: ptx, write: write, slot: counterSlot(), targets: map[targetIdentity][]byte{}, targetIDs: map[int64]targetIdentity{}}
 }
 
 // forUpdate is the locking clause of point reads: in Update a record read
