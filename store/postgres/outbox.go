@@ -6,6 +6,7 @@ import (
 
 	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/store"
@@ -26,13 +27,14 @@ func (t *tx) AppendEvent(e *store.Event) error {
 	return nil
 }
 
-// insertEvents numbers and inserts the buffered events under the outbox lock.
-// It runs right before COMMIT, so the lock is held as briefly as it can be.
-func (t *tx) insertEvents() error {
+// queueEvents adds to b, the last batch before COMMIT, the outbox lock and
+// the insert that numbers the buffered events while holding it, so the lock
+// is held for as short a time as it can be.
+func (t *tx) queueEvents(b *pgx.Batch) error {
 	if len(t.events) == 0 {
 		return nil
 	}
-	var ids, tenants, kinds []string
+	var tenants, kinds []string
 	var created []int64
 	var docs [][]byte
 	for _, e := range t.events {
@@ -40,35 +42,30 @@ func (t *tx) insertEvents() error {
 		if err != nil {
 			return err
 		}
-		ids, tenants, kinds = append(ids, e.ID), append(tenants, e.TenantID), append(kinds, string(e.Kind))
+		tenants, kinds = append(tenants, e.TenantID), append(kinds, string(e.Kind))
 		created, docs = append(created, e.CreatedAt.UnixNano()), append(docs, doc)
 	}
 	if !t.s.opts.UnorderedEvents {
-		if _, err := t.ptx.Exec(t.ctx, "SELECT pg_advisory_xact_lock($1)", outboxLock); err != nil {
-			return t.note(errors.Wrap(err, "taking the outbox lock"))
-		}
+		b.Queue("SELECT pg_advisory_xact_lock($1)", outboxLock)
 	}
-	// The doc is stored without its number (the record's seq is the column):
-	// the number is only known once the row is inserted.
-	rows, err := t.ptx.Query(t.ctx, `INSERT INTO events (seq, tenant_id, kind, created_ns, doc)
+	// The doc is stored with seq 0: the number lives in its column, known
+	// only once the row is inserted.
+	b.Queue(`INSERT INTO events (seq, tenant_id, kind, created_ns, doc)
 		SELECT nextval('events_seq'), u.tenant_id, u.kind, u.created_ns, u.doc
 		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::json[]) WITH ORDINALITY AS u(tenant_id, kind, created_ns, doc, n)
 		ORDER BY u.n
-		RETURNING seq`, tenants, kinds, created, docs)
+		RETURNING seq`, tenants, kinds, created, docs).Query(t.numberEvents)
+	return nil
+}
+
+// numberEvents sets the numbers the insert returned on the buffered events.
+func (t *tx) numberEvents(rows pgx.Rows) error {
+	seqs, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	if err != nil {
-		return t.note(errors.Wrap(err, "appending events"))
+		return errors.Wrap(err, "appending events")
 	}
-	defer rows.Close()
-	var seqs []int64
-	for rows.Next() {
-		var seq int64
-		if err := rows.Scan(&seq); err != nil {
-			return errors.WithStack(err)
-		}
-		seqs = append(seqs, seq)
-	}
-	if err := rows.Err(); err != nil {
-		return t.note(errors.Wrap(err, "appending events"))
+	if len(seqs) != len(t.events) {
+		return errors.AssertionFailedf("%d events inserted, %d numbers returned", len(t.events), len(seqs))
 	}
 	// nextval ran in array order, so sorted numbers belong to the events in
 	// the order they were appended.

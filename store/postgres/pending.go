@@ -86,14 +86,29 @@ func counterSlot() int16 { return int16(mrand.IntN(counterSlots)) }
 // flush sends the buffered writes in one batch (and many new targets with
 // COPY before it).
 func (t *tx) flush() error {
-	p := &t.pending
-	if p.empty() {
+	if t.pending.empty() {
 		return nil
 	}
 	if err := t.copyTargets(); err != nil {
 		return err
 	}
 	b := &pgx.Batch{}
+	t.queuePending(b)
+	return t.send(b)
+}
+
+// send sends a batch and waits for all of it.
+func (t *tx) send(b *pgx.Batch) error {
+	if b.Len() == 0 {
+		return nil
+	}
+	err := t.ptx.SendBatch(t.ctx, b).Close()
+	return t.note(errors.Wrap(err, "writing targets, jobs and events"))
+}
+
+// queuePending moves the buffered writes into b as set-based statements.
+func (t *tx) queuePending(b *pgx.Batch) {
+	p := &t.pending
 	if r := p.targets; len(r.ids) > 0 {
 		b.Queue(`INSERT INTO targets (id, tenant_id, source_system, external_id, doc)
 			SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::json[])`,
@@ -110,11 +125,6 @@ func (t *tx) flush() error {
 		queueJobCounts(b, p, t.slot)
 	}
 	*p = pending{}
-	if b.Len() == 0 {
-		return nil
-	}
-	err := t.ptx.SendBatch(t.ctx, b).Close()
-	return t.note(errors.Wrap(err, "writing targets and jobs"))
 }
 
 // copyTargets sends the new targets with COPY when there are many.

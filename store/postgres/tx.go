@@ -178,12 +178,18 @@ func (t *tx) nextID(sequence string) (int64, error) {
 	return id, t.note(errors.Wrapf(err, "allocating an id from %s", sequence))
 }
 
-// commit sends the buffered writes and the events, then commits.
+// commit sends the buffered writes and the events in one batch, then
+// commits.
 func (t *tx) commit() error {
-	if err := t.flush(); err != nil {
+	if err := t.copyTargets(); err != nil {
 		return err
 	}
-	if err := t.insertEvents(); err != nil {
+	b := &pgx.Batch{}
+	t.queuePending(b)
+	if err := t.queueEvents(b); err != nil {
+		return err
+	}
+	if err := t.send(b); err != nil {
 		return err
 	}
 	return t.note(errors.Wrap(t.ptx.Commit(t.ctx), "committing"))
