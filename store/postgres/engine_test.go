@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/cockroachdb/errors"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/store"
 	"github.com/integration-connect/connect/store/postgres"
 	"github.com/integration-connect/connect/store/postgres/pgtest"
+	"github.com/integration-connect/connect/store/storetest"
 )
 
 // openShared opens n stores on one new schema, as n replicas would, closed
@@ -291,5 +293,55 @@ func TestBufferedTargets(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestUnnumberedEventsAreNumberedLater: an event whose writer died between
+// its commit and its numbering pass is invisible to readers until the next
+// pass, of another writer or of PruneEvents, numbers it.
+func TestUnnumberedEventsAreNumberedLater(t *testing.T) {
+	url := pgtest.URL(t)
+	s := mustOpen(t, url)
+	defer s.Close()
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	orphan := func(id string) {
+		t.Helper()
+		_, err := conn.Exec(t.Context(), `INSERT INTO events (tenant_id, kind, created_ns, doc) VALUES ('t1', $1, 0, $2)`,
+			string(connect.EventImportJobCompleted), fmt.Sprintf(`{"id":%q,"tenantId":"t1","kind":%q,"data":{}}`, id, connect.EventImportJobCompleted))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func() []string {
+		var list []string
+		for _, e := range storetest.Events(t, s, "t1") {
+			list = append(list, fmt.Sprintf("%s@%d", e.ID, e.Seq))
+		}
+		return list
+	}
+	orphan("evt_orphan1")
+	if got := ids(); len(got) != 0 {
+		t.Fatalf("an unnumbered event is visible: %v", got)
+	}
+	err = s.Update(t.Context(), func(tx store.Tx) error {
+		return tx.AppendEvent(&store.Event{ID: "evt_next", TenantID: "t1", Kind: connect.EventImportJobCompleted, Data: []byte(`{}`)})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(ids()), "[evt_orphan1@1 evt_next@2]"; got != want {
+		t.Errorf("after the next writer: %s, want %s", got, want)
+	}
+	orphan("evt_orphan2")
+	err = s.Update(t.Context(), func(tx store.Tx) error { _, err := tx.PruneEvents(time.Unix(0, 0), 10); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(ids()), "[evt_orphan1@1 evt_next@2 evt_orphan2@3]"; got != want {
+		t.Errorf("after pruning: %s, want %s", got, want)
 	}
 }

@@ -76,13 +76,19 @@
 //
 // # Outbox order
 //
-// Events appended in a transaction are inserted at commit, after taking a
-// transaction-level advisory lock that every event-writing commit takes, and
-// numbered from a sequence while holding it. Numbers therefore follow commit
-// order: a reader that has seen event n never later finds an event below n.
-// The price is that commits that append events take turns for one INSERT and
-// the COMMIT, including its WAL flush (BenchmarkImportSingleParallel measures
-// it against Options.UnorderedEvents).
+// Events appended in a transaction are inserted with its last batch but
+// without a number, which NextEvent does not see. Right after the commit,
+// Update runs a numbering pass: a short transaction that takes an advisory
+// lock and numbers, from a sequence, every committed event still without a
+// number. Passes take turns and see only committed events, so numbers follow
+// commit order: a reader that has seen event n never later finds an event
+// below n. The pass commits asynchronously (without waiting for the WAL
+// flush): losing it in a crash loses nothing that depended on it, since any
+// later durable commit flushes it first, and its events are numbered again.
+// So the lock is never held across a disk flush, and writers' own commits
+// still share their flushes. A writer that dies between its commit and its
+// pass leaves its events to the next pass of any writer, or of PruneEvents.
+// Options.UnorderedEvents numbers at insert instead, to measure the cost.
 //
 // # Work across processes
 //
@@ -142,9 +148,10 @@ type Options struct {
 	// Logger receives retries and other events worth a line. Default
 	// slog.Default().
 	Logger *slog.Logger
-	// UnorderedEvents numbers events without the outbox lock, so numbers no
-	// longer follow commit order and a subscription can skip an event. It
-	// exists to measure what the order costs; do not use it otherwise.
+	// UnorderedEvents numbers events when they are inserted instead of after
+	// their commit, so numbers no longer follow commit order and a
+	// subscription can skip an event. It exists to measure what the order
+	// costs; do not use it otherwise.
 	UnorderedEvents bool
 }
 
@@ -282,7 +289,11 @@ func (s *Store) updateOnce(ctx context.Context, fn func(store.Tx) error) error {
 	if err != nil {
 		return err
 	}
-	return t.commit()
+	if err := t.commit(); err != nil {
+		return err
+	}
+	s.numberEvents(ctx, t)
+	return nil
 }
 
 // usable refuses a cancelled context and a closed store.

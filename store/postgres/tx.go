@@ -30,8 +30,10 @@ type tx struct {
 	pending  pending
 	// slot is the row of striped counters this transaction adds to.
 	slot int16
-	// events are appended at commit (see insertEvents).
-	events []*store.Event
+	// events are inserted at commit and numbered after it (see outbox.go);
+	// pendingIDs are their rows.
+	events     []*store.Event
+	pendingIDs []int64
 	// targets remembers the records (docs) of target identities this
 	// transaction looked up or wrote (nil: known not to exist), so the
 	// importer's lookups of a batch cost one statement. Rows read in Update

@@ -69,18 +69,22 @@ CREATE TABLE idempotency_records (
 );
 CREATE INDEX idempotency_records_by_expiry ON idempotency_records (expires_ns);
 
--- Event numbers are taken at commit under an advisory lock (see outbox.go),
--- so they follow commit order.
+-- Events are inserted without a number (seq NULL) and numbered after their
+-- transaction committed, by a short transaction holding an advisory lock
+-- (see outbox.go), so numbers follow commit order. pending_id is only the
+-- order in which waiting events are numbered.
 CREATE SEQUENCE events_seq;
 
 CREATE TABLE events (
-    seq        bigint PRIMARY KEY,
+    pending_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    seq        bigint UNIQUE,
     tenant_id  text COLLATE "C" NOT NULL,
     kind       text COLLATE "C" NOT NULL,
     created_ns bigint NOT NULL,
     doc        json NOT NULL
 );
 CREATE INDEX events_by_kind ON events (tenant_id, kind, seq);
+CREATE INDEX events_unnumbered ON events (pending_id) WHERE seq IS NULL;
 
 CREATE SEQUENCE subscriptions_id_seq;
 
