@@ -112,27 +112,30 @@ func (s *Store) numberEvents(ctx context.Context, t *tx) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	err := pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
-		b := &pgx.Batch{}
-		b.Queue("SET LOCAL synchronous_commit = off")
-		b.Queue("SELECT pg_advisory_xact_lock($1)", outboxLock)
-		b.Queue(numberingSQL)
-		b.Queue(`SELECT pending_id, seq FROM events WHERE pending_id = ANY($1)`, t.pendingIDs).Query(func(rows pgx.Rows) error {
-			numbers := map[int64]int64{}
-			for rows.Next() {
-				var id, seq int64
-				if err := rows.Scan(&id, &seq); err != nil {
-					return errors.WithStack(err)
-				}
-				numbers[id] = seq
+	// One round trip: the whole transaction is one pipelined batch.
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue("SET LOCAL synchronous_commit = off")
+	b.Queue("SELECT pg_advisory_xact_lock($1)", outboxLock)
+	b.Queue(numberingSQL)
+	b.Queue(`SELECT pending_id, seq FROM events WHERE pending_id = ANY($1)`, t.pendingIDs).Query(func(rows pgx.Rows) error {
+		numbers := map[int64]int64{}
+		for rows.Next() {
+			var id, seq int64
+			if err := rows.Scan(&id, &seq); err != nil {
+				return errors.WithStack(err)
 			}
-			for i, id := range t.pendingIDs {
-				t.events[i].Seq = numbers[id]
-			}
-			return errors.WithStack(rows.Err())
-		})
-		return ptx.SendBatch(ctx, b).Close()
+			numbers[id] = seq
+		}
+		for i, id := range t.pendingIDs {
+			t.events[i].Seq = numbers[id]
+		}
+		return errors.WithStack(rows.Err())
 	})
+	b.Queue("COMMIT")
+	// A connection left inside the transaction by a failure is closed, not
+	// reused, by the pool.
+	err := s.pool.SendBatch(ctx, b).Close()
 	if err != nil {
 		s.log.WarnContext(ctx, "numbering events failed; the next pass numbers them", "error", err)
 	}
