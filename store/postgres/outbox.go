@@ -174,12 +174,7 @@ func (t *tx) PruneEvents(cutoff time.Time, limit int) (int, error) {
 	if limit <= 0 {
 		return 0, nil
 	}
-	// Events left unnumbered by a writer that died between its commit and
-	// its numbering pass are numbered here at the latest.
-	if _, err := t.exec(`SELECT pg_advisory_xact_lock($1)`, outboxLock); err != nil {
-		return 0, err
-	}
-	if _, err := t.exec(numberingSQL); err != nil {
+	if err := t.numberLeftovers(); err != nil {
 		return 0, err
 	}
 	subs, err := t.Subscriptions("")
@@ -218,6 +213,22 @@ func (t *tx) PruneEvents(cutoff time.Time, limit int) (int, error) {
 	return int(tag.RowsAffected()), err
 }
 
+// numberLeftovers numbers events left unnumbered by a writer that died
+// between its commit and its numbering pass, unless a pass is running: then
+// that pass numbers them, and replicas pruning at once do not wait for it.
+func (t *tx) numberLeftovers() error {
+	var locked bool
+	if err := t.flush(); err != nil {
+		return err
+	}
+	err := t.ptx.QueryRow(t.ctx, `SELECT pg_try_advisory_xact_lock($1)`, outboxLock).Scan(&locked)
+	if err != nil || !locked {
+		return t.note(errors.Wrap(err, "taking the outbox lock"))
+	}
+	_, err = t.exec(numberingSQL)
+	return err
+}
+
 // --- subscriptions
 
 func (t *tx) CreateSubscription(s *store.Subscription) error {
@@ -226,8 +237,9 @@ func (t *tx) CreateSubscription(s *store.Subscription) error {
 		return err
 	}
 	s.ID = id
-	// The last number handed out so far: an event numbered later commits
-	// later (see insertEvents), so the subscription receives exactly those.
+	// The last number handed out so far: the subscription receives the
+	// events numbered after it (see numberEvents), which includes events of
+	// transactions that committed just before but were not numbered yet.
 	err = t.ptx.QueryRow(t.ctx, `SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_seq`).Scan(&s.Cursor)
 	if err != nil {
 		return t.note(errors.Wrap(err, "reading the last event number"))
