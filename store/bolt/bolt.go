@@ -32,6 +32,12 @@ var ErrLocked = errors.New("the data directory is in use by another process (is 
 // ErrClosed means the store was used after Close.
 var ErrClosed = errors.New("store is closed")
 
+// growStep is how much the file grows by when it is full. bbolt's default,
+// 16 MiB, is a sixth of a store of 100,000 targets; each step costs one
+// fsync, and at 4 MiB a batch of 1,000 targets still takes one only every
+// fourth commit or so.
+const growStep = 4 << 20
+
 // Options configures Open. A nil *Options means the documented defaults.
 type Options struct {
 	// LockTimeout is how long Open waits for another process to release the
@@ -89,6 +95,7 @@ func Open(path string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, errors.Wrapf(err, "opening %s", path)
 	}
+	db.AllocSize = growStep
 	if err := db.Update(createBuckets); err != nil {
 		_ = db.Close()
 		return nil, errors.Wrapf(err, "preparing %s", path)

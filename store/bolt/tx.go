@@ -21,7 +21,15 @@ type tx struct{ btx *bbolt.Tx }
 
 var _ store.Tx = (*tx)(nil)
 
-func (t *tx) bucket(name []byte) *bbolt.Bucket { return t.btx.Bucket(name) }
+// bucket returns a bucket of the file. Buckets whose keys only ever grow fill
+// their pages whole when they split (see appendOnly).
+func (t *tx) bucket(name []byte) *bbolt.Bucket {
+	b := t.btx.Bucket(name)
+	if appendOnly[string(name)] {
+		b.FillPercent = 1
+	}
+	return b
+}
 
 // --- clients
 
@@ -184,7 +192,7 @@ func (t *tx) CreateJob(j *store.Job) error {
 	if err := put(t.bucket(bucketJobs), idKey(id), &summary); err != nil {
 		return err
 	}
-	if err := put(t.bucket(bucketJobItems), idKey(id), j.Items, compact); err != nil {
+	if err := putDeflated(t.bucket(bucketJobItems), idKey(id), j.Items, compact); err != nil {
 		return err
 	}
 	return t.indexJob(j)
@@ -254,7 +262,9 @@ func (t *tx) IdempotencyRecord(key store.IdempotencyKey) (*store.IdempotencyReco
 	if err := get(t.bucket(bucketIdempotency), idempotencyKey(key), &r); err != nil {
 		return nil, err
 	}
-	return &r, nil
+	var err error
+	r.Result, err = inflate(r.Result)
+	return &r, err
 }
 
 func (t *tx) PutIdempotencyRecord(r *store.IdempotencyRecord) error {
@@ -268,7 +278,9 @@ func (t *tx) PutIdempotencyRecord(r *store.IdempotencyRecord) error {
 	if err := expiries.Put(expiryKey(r.Expiry(), key), nil); err != nil {
 		return errors.Wrap(err, "indexing an idempotency record")
 	}
-	return put(records, key, r)
+	kept := *r
+	kept.Result = deflate(r.Result) // a batch's result is most of the record
+	return put(records, key, &kept)
 }
 
 func (t *tx) PurgeIdempotencyRecords(now time.Time, limit int) (int, error) {

@@ -6,8 +6,10 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -35,6 +37,7 @@ func Run(t *testing.T, open Opener) {
 		{"Jobs", testJobs},
 		{"JobList", testJobList},
 		{"Idempotency", testIdempotency},
+		{"IdempotencyResultKeptExactly", testIdempotencyResultKeptExactly},
 		{"Outbox", testOutbox},
 		{"FailedUpdateLeavesNothing", testFailedUpdateLeavesNothing},
 		{"PanicLeavesNothing", testPanicLeavesNothing},
@@ -279,6 +282,52 @@ func testJobList(t *testing.T, open Opener) {
 			})
 		})
 	}
+}
+
+// testIdempotencyResultKeptExactly: a stored result comes back byte for byte,
+// however an engine keeps it (a batch's result holds a thousand item results,
+// which an engine may well compress), also after a restart.
+func testIdempotencyResultKeptExactly(t *testing.T, open Opener) {
+	reopen := open(t)
+	s := reopen()
+	var items []string
+	for i := range 1000 {
+		items = append(items, fmt.Sprintf(`{"externalId":"T-%06d","status":"Imported","targetId":%d,"errorCode":null,"warnings":[]}`, i, 7*i+1))
+	}
+	results := map[string][]byte{
+		"empty": nil,
+		"short": []byte(`{"a": 1 }`), // white space is kept as well
+		"batch": []byte(`{"importJobId":1,"items":[` + strings.Join(items, ",") + `]}`),
+	}
+	update(t, s, func(tx store.Tx) error {
+		for k, result := range results {
+			r := &store.IdempotencyRecord{Key: store.IdempotencyKey{TenantID: "t1", ClientID: "c1", Key: k}, Fingerprint: []byte(k), CreatedAt: t0, ExpiresAt: t0.Add(time.Hour), Result: result}
+			if err := tx.PutIdempotencyRecord(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	check := func(s store.Store, when string) {
+		view(t, s, func(tx store.Tx) error {
+			for k, want := range results {
+				got, err := tx.IdempotencyRecord(store.IdempotencyKey{TenantID: "t1", ClientID: "c1", Key: k})
+				if err != nil {
+					t.Errorf("%s: record %q: %v", when, k, err)
+				} else if !bytes.Equal(got.Result, want) || string(got.Fingerprint) != k {
+					t.Errorf("%s: record %q: result of %d bytes differs from the %d bytes stored", when, k, len(got.Result), len(want))
+				}
+			}
+			return nil
+		})
+	}
+	check(s, "before a restart")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = reopen()
+	defer s.Close()
+	check(s, "after a restart")
 }
 
 func testIdempotency(t *testing.T, open Opener) {
