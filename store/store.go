@@ -76,7 +76,10 @@ type ClientTx interface {
 	Clients(tenantID string) ([]Client, error)
 }
 
-// TargetTx stores work targets.
+// TargetTx stores work targets. CreateTarget and UpdateTarget keep the target
+// as it is at the call (an engine may encode it later in the transaction), so
+// the caller must not change what its pointers share afterwards; it may set
+// its fields to new values and write it again.
 type TargetTx interface {
 	// TargetByExternalID returns the target of a tenant with this identity.
 	TargetByExternalID(tenantID, sourceSystem, externalID string) (*Target, error)

@@ -132,7 +132,13 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return errors.WithStack(err)
 	}
-	w := &write{fn: func(btx *bbolt.Tx) error { return fn(&tx{btx: btx}) }, done: make(chan error, 1)}
+	w := &write{fn: func(btx *bbolt.Tx) error {
+		t := &tx{btx: btx}
+		if err := fn(t); err != nil {
+			return err
+		}
+		return t.flushTargets()
+	}, done: make(chan error, 1)}
 	if err := s.enqueue(w); err != nil {
 		return err
 	}

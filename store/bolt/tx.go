@@ -17,7 +17,12 @@ import (
 )
 
 // tx implements store.Tx on a bbolt transaction.
-type tx struct{ btx *bbolt.Tx }
+type tx struct {
+	btx *bbolt.Tx
+	// written are the targets written in this transaction, by id, until
+	// flushTargets puts them (see targets.go).
+	written map[int64]*store.Target
+}
 
 var _ store.Tx = (*tx)(nil)
 
@@ -98,11 +103,7 @@ func (t *tx) TargetByExternalID(tenantID, sourceSystem, externalID string) (*sto
 	if id == nil {
 		return nil, connect.ErrNotFound
 	}
-	var target store.Target
-	if err := get(t.bucket(bucketTargets), id, &target); err != nil {
-		return nil, err
-	}
-	return &target, nil
+	return t.targetByID(int64(binary.BigEndian.Uint64(id)))
 }
 
 func (t *tx) TargetsByExternalID(tenantID string, keys []store.TargetKey) (map[store.TargetKey]*store.Target, error) {
@@ -121,7 +122,11 @@ func (t *tx) TargetsByExternalID(tenantID string, keys []store.TargetKey) (map[s
 }
 
 func (t *tx) Target(tenantID string, id int64) (*store.Target, error) {
-	return getOwned(t.bucket(bucketTargets), id, tenantID, func(r *store.Target) string { return r.TenantID })
+	target, err := t.targetByID(id)
+	if err == nil && target.TenantID != tenantID {
+		return nil, connect.ErrNotFound
+	}
+	return target, err
 }
 
 func (t *tx) CreateTarget(target *store.Target) error {
@@ -138,19 +143,20 @@ func (t *tx) CreateTarget(target *store.Target) error {
 	if err := ids.Put(identity, idKey(id)); err != nil {
 		return errors.Wrap(err, "indexing a target")
 	}
-	return put(t.bucket(bucketTargets), idKey(id), target, compact)
+	t.writeTarget(target)
+	return nil
 }
 
 func (t *tx) UpdateTarget(target *store.Target) error {
-	targets := t.bucket(bucketTargets)
-	var old store.Target
-	if err := get(targets, idKey(target.ID), &old); err != nil {
+	old, err := t.targetByID(target.ID)
+	if err != nil {
 		return err
 	}
 	if old.TenantID != target.TenantID || old.SourceSystem != target.SourceSystem || old.ExternalID != target.ExternalID {
 		return errors.AssertionFailedf("target %d: identity cannot change", target.ID)
 	}
-	return put(targets, idKey(target.ID), target, compact)
+	t.writeTarget(target)
+	return nil
 }
 
 // --- jobs

@@ -34,6 +34,7 @@ func Run(t *testing.T, open Opener) {
 	}{
 		{"Clients", testClients},
 		{"Targets", testTargets},
+		{"TargetsReadOwnWrites", testTargetsReadOwnWrites},
 		{"Jobs", testJobs},
 		{"JobList", testJobList},
 		{"Idempotency", testIdempotency},
@@ -96,6 +97,42 @@ func newTarget(tenant, source, externalID string) *store.Target {
 		Data:      connect.InboundTarget{ExternalID: externalID, Title: "Title of " + externalID},
 		CreatedAt: t0, UpdatedAt: t0,
 	}
+}
+
+// testTargetsReadOwnWrites: a transaction reads the targets it wrote as it
+// wrote them, by id and by identity, also after changing the value it passed
+// (the store keeps what it was given), and the last write is what commits.
+func testTargetsReadOwnWrites(t *testing.T, open Opener) {
+	s, _ := openFresh(t, open)
+	var id int64
+	update(t, s, func(tx store.Tx) error {
+		a := newTarget("t1", "erp", "A")
+		if err := tx.CreateTarget(a); err != nil {
+			return err
+		}
+		id = a.ID
+		a.Data.Title = "changed after CreateTarget" // not written
+		if got, err := tx.TargetByExternalID("t1", "erp", "A"); err != nil || got.Data.Title != "Title of A" {
+			t.Errorf("created target read back = %+v, %v", got, err)
+		}
+		a.Data.Title = "updated"
+		if err := tx.UpdateTarget(a); err != nil {
+			return err
+		}
+		if got, err := tx.Target("t1", id); err != nil || got.Data.Title != "updated" {
+			t.Errorf("updated target read back = %+v, %v", got, err)
+		}
+		_, err := tx.Target("t2", id)
+		wantNotFound(t, "another tenant's target written in this transaction", err)
+		return nil
+	})
+	view(t, s, func(tx store.Tx) error {
+		got, err := tx.Target("t1", id)
+		if err != nil || got.Data.Title != "updated" || got.ExternalID != "A" {
+			t.Errorf("committed target = %+v, %v", got, err)
+		}
+		return nil
+	})
 }
 
 func newJob(tenant, source string, status connect.JobStatus, items int) *store.Job {
