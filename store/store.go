@@ -112,6 +112,13 @@ type JobTx interface {
 	// number of all matching jobs. Its cost does not grow with the number of jobs
 	// in the store, only with skip + take.
 	Jobs(tenantID string, f JobFilter, skip, take int) ([]connect.ImportJobSummary, int, error)
+	// DeleteJobsCreatedBefore deletes up to limit jobs of any tenant created
+	// before cutoff, oldest first, with their items, and returns how many it
+	// deleted. They leave every list and total; the targets they imported and
+	// the route suggestions made from them stay. Processes calling it at the
+	// same time never wait for each other: each deletes jobs the others are
+	// not deleting.
+	DeleteJobsCreatedBefore(cutoff time.Time, limit int) (int, error)
 }
 
 // IdempotencyTx stores the outcomes of idempotent writes. Each record carries

@@ -217,6 +217,54 @@ func (t *tx) indexJob(j *store.Job) error {
 	return nil
 }
 
+// DeleteJobsCreatedBefore implements store.JobTx. Job ids increase with their
+// creation, so the oldest jobs are the first keys of their bucket. bbolt has
+// one writer: there is no one to wait for.
+func (t *tx) DeleteJobsCreatedBefore(cutoff time.Time, limit int) (int, error) {
+	var old []store.Job
+	c := t.bucket(bucketJobs).Cursor()
+	for k, v := c.First(); k != nil && len(old) < limit; k, v = c.Next() {
+		var j store.Job
+		if err := json.Unmarshal(v, &j); err != nil {
+			return 0, errors.Wrap(err, "decoding a job")
+		}
+		if !j.CreatedAtUtc.Before(cutoff) {
+			break
+		}
+		old = append(old, j)
+	}
+	for i := range old {
+		if err := t.deleteJob(&old[i]); err != nil {
+			return 0, err
+		}
+	}
+	return len(old), nil
+}
+
+func (t *tx) deleteJob(j *store.Job) error {
+	for _, b := range [][]byte{bucketJobs, bucketJobItems} {
+		if err := t.bucket(b).Delete(idKey(j.ID)); err != nil {
+			return errors.Wrap(err, "deleting a job")
+		}
+	}
+	index, counts := t.bucket(bucketJobIndex), t.bucket(bucketJobCounts)
+	for _, prefix := range jobFilterKeys(j.TenantID, string(j.Status), j.SourceSystem) {
+		if err := index.Delete(append(prefix, descID(j.ID)...)); err != nil {
+			return errors.Wrap(err, "unindexing a job")
+		}
+		var err error
+		if n := count(counts, prefix); n > 1 {
+			err = counts.Put(prefix, u64(n-1))
+		} else {
+			err = counts.Delete(prefix)
+		}
+		if err != nil {
+			return errors.Wrap(err, "counting a deleted job")
+		}
+	}
+	return nil
+}
+
 func count(b *bbolt.Bucket, key []byte) uint64 {
 	if v := b.Get(key); v != nil {
 		return binary.BigEndian.Uint64(v)

@@ -37,6 +37,7 @@ func Run(t *testing.T, open Opener) {
 		{"TargetsReadOwnWrites", testTargetsReadOwnWrites},
 		{"Jobs", testJobs},
 		{"JobList", testJobList},
+		{"DeleteOldJobs", testDeleteOldJobs},
 		{"Idempotency", testIdempotency},
 		{"IdempotencyResultKeptExactly", testIdempotencyResultKeptExactly},
 		{"Outbox", testOutbox},
