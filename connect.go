@@ -657,26 +657,37 @@ const (
 // RouteSuggestion is a draft route for one technician's day, as read with GET
 // {base_url}/route-suggestions/{id}. Times are UTC; distances in km and
 // durations in minutes are rounded to one decimal.
+//
+// The day is scheduled with the least waiting: it starts as late as it can
+// without losing a stop or ending later (the technician leaves so as to reach
+// the first window as it opens), and every stop is served as early as
+// possible from then on, so waiting is left only before a stop whose window
+// opens late where an earlier stop's window does not allow starting later.
 type RouteSuggestion struct {
-	ID                    int64                 `json:"id"`
-	ImportJobID           int64                 `json:"importJobId"`
-	RouteDate             Date                  `json:"routeDate"`
-	EmployeeID            *string               `json:"employeeId"`
-	OptimizationProfileID *int64                `json:"optimizationProfileId"`
-	Status                RouteSuggestionStatus `json:"status"`
-	CreatedAtUtc          time.Time             `json:"createdAtUtc"`
+	ID                    int64   `json:"id"`
+	ImportJobID           int64   `json:"importJobId"`
+	RouteDate             Date    `json:"routeDate"`
+	EmployeeID            *string `json:"employeeId"`
+	OptimizationProfileID *int64  `json:"optimizationProfileId"`
+	// TimeZone is the IANA time zone the day was planned in (the profile's):
+	// RouteDate and the shift are local dates and times there.
+	TimeZone     string                `json:"timeZone"`
+	Status       RouteSuggestionStatus `json:"status"`
+	CreatedAtUtc time.Time             `json:"createdAtUtc"`
 	// StartUtc is when the route starts (leaving the start location, or
 	// arriving at the first stop without one); EndUtc when it ends. Both are null
 	// for a route without stops.
-	StartUtc           *time.Time          `json:"startUtc"`
-	EndUtc             *time.Time          `json:"endUtc"`
-	TotalTravelKm      float64             `json:"totalTravelKm"`
-	TotalTravelMinutes float64             `json:"totalTravelMinutes"`
-	TotalWorkMinutes   int                 `json:"totalWorkMinutes"`
-	Start              *RoutePoint         `json:"start"`
-	End                *RoutePoint         `json:"end"`
-	Stops              []RouteStop         `json:"stops"`
-	Excluded           []RouteExcludedItem `json:"excluded"`
+	StartUtc           *time.Time `json:"startUtc"`
+	EndUtc             *time.Time `json:"endUtc"`
+	TotalTravelKm      float64    `json:"totalTravelKm"`
+	TotalTravelMinutes float64    `json:"totalTravelMinutes"`
+	TotalWorkMinutes   int        `json:"totalWorkMinutes"`
+	// WaitMinutes is the waiting of all stops together.
+	WaitMinutes float64             `json:"waitMinutes"`
+	Start       *RoutePoint         `json:"start"`
+	End         *RoutePoint         `json:"end"`
+	Stops       []RouteStop         `json:"stops"`
+	Excluded    []RouteExcludedItem `json:"excluded"`
 }
 
 // RoutePoint is where a route starts or ends (the employee's locations).
@@ -685,24 +696,35 @@ type RoutePoint struct {
 	Longitude float64 `json:"longitude"`
 }
 
-// RouteStop is one visit of a route suggestion.
+// RouteStop is one visit of a route suggestion: the technician arrives at
+// ArrivalUtc, waits WaitMinutes until the target's time window opens, works
+// from ServiceStartUtc and leaves at DepartureUtc (the service start plus the
+// estimated work minutes).
 type RouteStop struct {
-	Sequence                  int       `json:"sequence"`
-	TargetID                  int64     `json:"targetId"`
-	ExternalID                string    `json:"externalId"`
+	Sequence   int    `json:"sequence"`
+	TargetID   int64  `json:"targetId"`
+	ExternalID string `json:"externalId"`
+	// Title is the target's title when the route was planned.
+	Title                     string    `json:"title"`
 	Latitude                  float64   `json:"latitude"`
 	Longitude                 float64   `json:"longitude"`
 	ArrivalUtc                time.Time `json:"arrivalUtc"`
+	WaitMinutes               float64   `json:"waitMinutes"`
+	ServiceStartUtc           time.Time `json:"serviceStartUtc"`
 	DepartureUtc              time.Time `json:"departureUtc"`
 	TravelMinutesFromPrevious float64   `json:"travelMinutesFromPrevious"`
 	TravelKmFromPrevious      float64   `json:"travelKmFromPrevious"`
 }
 
 // RouteExcludedItem is an item of the import job that is not on the route.
+// Latitude and Longitude are the target's effective coordinates, null when it
+// has none (and for a rejected item, which has no target).
 type RouteExcludedItem struct {
 	TargetID   *int64          `json:"targetId"`
 	ExternalID string          `json:"externalId"`
 	Reason     ExclusionReason `json:"reason"`
+	Latitude   *float64        `json:"latitude"`
+	Longitude  *float64        `json:"longitude"`
 }
 
 // ---------------------------------------------------------------------------

@@ -104,6 +104,15 @@ func TestExclusionReasons(t *testing.T) {
 	if got := reasons(r); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("exclusions %v\nwant %v", got, want)
 	}
+	for _, x := range r.Excluded {
+		located := x.Latitude != nil && x.Longitude != nil
+		if wantLocated := x.ExternalID != "BAD" && x.ExternalID != "NOCOORD"; located != wantLocated || (x.Latitude == nil) != (x.Longitude == nil) {
+			t.Errorf("excluded %s has coordinates %v, %v; want them: %t", x.ExternalID, x.Latitude, x.Longitude, wantLocated)
+		}
+		if x.ExternalID == "EVENING" && (*x.Latitude != 52.53 || *x.Longitude != 13.40) {
+			t.Errorf("EVENING is excluded at %v, %v, want 52.53, 13.40", *x.Latitude, *x.Longitude)
+		}
+	}
 	if resp.IncludedTargets+resp.ExcludedTargets != 9 || resp.IncludedTargets != 2 || resp.Status != connect.RouteDraft {
 		t.Errorf("response %+v", resp)
 	}
@@ -165,7 +174,7 @@ func TestRouteRespectsTheDay(t *testing.T) {
 	if len(r.Stops) == 0 || r.StartUtc.Before(shiftStart) || r.EndUtc.After(shiftEnd) {
 		t.Fatalf("%d stops from %v to %v; shift %v-%v", len(r.Stops), r.StartUtc, r.EndUtc, shiftStart, shiftEnd)
 	}
-	work, travel := 0, 0.0
+	work, travel, waiting := 0, 0.0, 0.0
 	for i, s := range r.Stops {
 		if s.Sequence != i+1 {
 			t.Errorf("stop %d has sequence %d", i, s.Sequence)
@@ -182,22 +191,106 @@ func TestRouteRespectsTheDay(t *testing.T) {
 		}
 		switch s.ExternalID {
 		case "T03":
-			if start := s.DepartureUtc.Add(-30 * time.Minute); start.Before(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)) || start.After(time.Date(2026, 11, 23, 13, 0, 0, 0, time.UTC)) {
+			if start := s.ServiceStartUtc; start.Before(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)) || start.After(time.Date(2026, 11, 23, 13, 0, 0, 0, time.UTC)) {
 				t.Errorf("T03 starts work at %v, outside its window", start)
 			}
 		case "T07":
-			if start := s.DepartureUtc.Add(-30 * time.Minute); !start.Equal(time.Date(2026, 11, 23, 9, 30, 0, 0, time.UTC)) {
+			if start := s.ServiceStartUtc; !start.Equal(time.Date(2026, 11, 23, 9, 30, 0, 0, time.UTC)) {
 				t.Errorf("fixed T07 starts work at %v, want 09:30", start)
 			}
 		}
+		checkStopTimes(t, s, 30)
+		if want := "Visit " + s.ExternalID; s.Title != want {
+			t.Errorf("%s has title %q, want %q", s.ExternalID, s.Title, want)
+		}
 		work += 30
 		travel += s.TravelMinutesFromPrevious
+		waiting += s.WaitMinutes
 	}
-	if r.TotalWorkMinutes != work || r.TotalTravelMinutes < travel-0.5 {
-		t.Errorf("totals: work %d (want %d), travel %.1f (stops sum %.1f)", r.TotalWorkMinutes, work, r.TotalTravelMinutes, travel)
+	if r.TotalWorkMinutes != work || r.TotalTravelMinutes < travel-0.5 || !near(r.WaitMinutes, waiting, 0.1*float64(len(r.Stops))) {
+		t.Errorf("totals: work %d (want %d), travel %.1f (stops sum %.1f), waiting %.1f (stops sum %.1f)", r.TotalWorkMinutes, work, r.TotalTravelMinutes, travel, r.WaitMinutes, waiting)
+	}
+	if r.TimeZone != "Europe/Berlin" {
+		t.Errorf("time zone %q, want the profile's Europe/Berlin", r.TimeZone)
 	}
 	if len(r.Stops)+len(r.Excluded) != 12 {
 		t.Errorf("%d stops + %d excluded != 12", len(r.Stops), len(r.Excluded))
+	}
+}
+
+// checkStopTimes checks that a stop's times add up: arrival, then the wait,
+// then work minutes of service.
+func checkStopTimes(t *testing.T, s connect.RouteStop, work int) {
+	t.Helper()
+	wait := s.ServiceStartUtc.Sub(s.ArrivalUtc)
+	if wait < 0 || !near(s.WaitMinutes, wait.Minutes(), 0.05) || s.DepartureUtc.Sub(s.ServiceStartUtc) != time.Duration(work)*time.Minute {
+		t.Errorf("%s: arrives %v, waits %.1f min, works %v-%v; want the wait between arrival and work and %d min of work",
+			s.ExternalID, s.ArrivalUtc, s.WaitMinutes, s.ServiceStartUtc, s.DepartureUtc, work)
+	}
+}
+
+func near(a, b, tolerance float64) bool { return a-b <= tolerance && b-a <= tolerance }
+
+// TestDayStartsLate: the technician leaves the depot so as to arrive when the
+// first window opens, and a wait the windows force stays where it is
+// unavoidable, after the earlier stop has been moved as late as it can go.
+func TestDayStartsLate(t *testing.T) {
+	depot := connect.RoutePoint{Latitude: 52.50, Longitude: 13.40}
+	at := func(hour, minute int) time.Time { return time.Date(2026, 11, 23, hour, minute, 0, 0, time.UTC) }
+	window := func(from, to time.Time, fixed bool) string {
+		return fmt.Sprintf(`"planning":{"estimatedWorkMinutes":60,"fixedTime":%t,"timeWindowStartUtc":%q,"timeWindowEndUtc":%q}`,
+			fixed, from.Format(time.RFC3339), to.Format(time.RFC3339))
+	}
+	tests := []struct {
+		name    string
+		targets []string
+		starts  []time.Time // the wanted service starts
+	}{
+		{"one window opening at 08:00 Berlin", []string{target("A", 52.52, 13.45, window(at(7, 0), at(9, 0), false))},
+			[]time.Time{at(7, 0)}},
+		{"a fixed time after a short window", []string{
+			target("A", 52.52, 13.45, window(at(7, 0), at(7, 30), false)),
+			target("B", 52.53, 13.47, window(at(10, 0), at(12, 0), true)),
+		}, []time.Time{at(7, 30), at(10, 0)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := mustOpen(t)
+			profile, err := e.routes.CreateProfile(ctx, "acme", store.OptimizationProfile{Name: "Berlin", TimeZone: "Europe/Berlin", ShiftStart: "07:00", ShiftEnd: "17:00", AverageSpeedKmh: 30})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.routes.PutEmployee(ctx, "acme", store.Employee{ID: "tech-1", Start: &depot, ProfileID: &profile.ID}); err != nil {
+				t.Fatal(err)
+			}
+			_, r := e.suggest(t, e.importBatch(t, tt.targets...), connect.CreateImportJobRouteSuggestionRequest{RouteDate: day, EmployeeID: ptr("tech-1")})
+			if len(r.Stops) != len(tt.starts) {
+				t.Fatalf("%d stops, want %d", len(r.Stops), len(tt.starts))
+			}
+			first := r.Stops[0]
+			if leave := first.ArrivalUtc.Add(-time.Duration(first.TravelMinutesFromPrevious * float64(time.Minute))); r.StartUtc.Sub(leave).Abs() > 6*time.Second || first.WaitMinutes != 0 {
+				t.Errorf("leaves at %v, arrives at %v after %.1f min and waits %.1f min; want to leave so as to arrive as the window opens",
+					r.StartUtc, first.ArrivalUtc, first.TravelMinutesFromPrevious, first.WaitMinutes)
+			}
+			total := 0.0
+			for i, s := range r.Stops {
+				checkStopTimes(t, s, 60)
+				if !s.ServiceStartUtc.Equal(tt.starts[i]) {
+					t.Errorf("%s starts work at %v, want %v", s.ExternalID, s.ServiceStartUtc, tt.starts[i])
+				}
+				total += s.WaitMinutes
+			}
+			if last := r.Stops[len(r.Stops)-1]; len(r.Stops) == 2 {
+				// Leaving A at 08:30 is as late as A allows; B waits the rest.
+				want := at(10, 0).Sub(r.Stops[0].DepartureUtc).Minutes() - last.TravelMinutesFromPrevious
+				if !near(last.WaitMinutes, want, 0.2) {
+					t.Errorf("B waits %.1f min, want %.1f", last.WaitMinutes, want)
+				}
+			}
+			if !near(r.WaitMinutes, total, 0.1) {
+				t.Errorf("waitMinutes %.1f, stops sum %.1f", r.WaitMinutes, total)
+			}
+		})
 	}
 }
 

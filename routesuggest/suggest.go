@@ -150,6 +150,7 @@ func (p *plan) suggestion(sol solver.Solution, travel Travel, points []Point, no
 	if p.profile.ID != 0 {
 		r.OptimizationProfileID = &p.profile.ID
 	}
+	r.TimeZone = p.dayStart.Location().String()
 	start, end := p.depots()
 	r.Start, r.End = start, end
 	p.addStops(&r, sol, travel)
@@ -164,16 +165,19 @@ func (p *plan) addStops(r *connect.RouteSuggestion, sol solver.Solution, travel 
 		prev = n
 	}
 	var meters float64
-	var seconds int64
+	var seconds, waiting int64
 	for i, v := range sol.Visits {
 		t := p.candidates[v.Stop]
 		legSeconds, legMeters := leg(travel, prev, v.Stop)
 		meters, seconds = meters+legMeters, seconds+legSeconds
+		wait := v.ServiceStart - v.Arrival
+		waiting += wait
 		r.Stops = append(r.Stops, connect.RouteStop{
-			Sequence: i + 1, TargetID: t.ID, ExternalID: t.ExternalID,
+			Sequence: i + 1, TargetID: t.ID, ExternalID: t.ExternalID, Title: t.Data.Title,
 			Latitude: *t.Effective.Latitude, Longitude: *t.Effective.Longitude,
-			ArrivalUtc: p.at(v.Arrival), DepartureUtc: p.at(v.Departure),
-			TravelMinutesFromPrevious: round1(float64(legSeconds) / 60), TravelKmFromPrevious: round1(legMeters / 1000),
+			ArrivalUtc: p.at(v.Arrival), WaitMinutes: minutes(wait),
+			ServiceStartUtc: p.at(v.ServiceStart), DepartureUtc: p.at(v.Departure),
+			TravelMinutesFromPrevious: minutes(legSeconds), TravelKmFromPrevious: round1(legMeters / 1000),
 		})
 		r.TotalWorkMinutes += t.Effective.EstimatedWorkMinutes
 		prev = v.Stop
@@ -185,14 +189,13 @@ func (p *plan) addStops(r *connect.RouteSuggestion, sol solver.Solution, travel 
 		legSeconds, legMeters := leg(travel, prev, n+1)
 		meters, seconds = meters+legMeters, seconds+legSeconds
 	}
-	var first int64
-	if r.Start != nil {
-		first, _ = leg(travel, n, sol.Visits[0].Stop)
-	}
-	startAt, endAt := p.at(sol.Visits[0].Arrival-first), p.at(sol.EndTime)
+	startAt, endAt := p.at(sol.StartTime), p.at(sol.EndTime)
 	r.StartUtc, r.EndUtc = &startAt, &endAt
-	r.TotalTravelKm, r.TotalTravelMinutes = round1(meters/1000), round1(float64(seconds)/60)
+	r.TotalTravelKm, r.TotalTravelMinutes, r.WaitMinutes = round1(meters/1000), minutes(seconds), minutes(waiting)
 }
+
+// minutes turns solver seconds into minutes rounded to one decimal.
+func minutes(seconds int64) float64 { return round1(float64(seconds) / 60) }
 
 // leg is the travel from node from (-1: nowhere, the route's first stop) to
 // node to.
@@ -218,9 +221,11 @@ func (p *plan) addExcluded(r *connect.RouteSuggestion, sol solver.Solution) {
 		if reason == "" {
 			continue
 		}
-		r.Excluded = append(r.Excluded, connect.RouteExcludedItem{
-			TargetID: p.job.Items[i].TargetID, ExternalID: p.job.Items[i].ExternalID, Reason: reason,
-		})
+		item := connect.RouteExcludedItem{TargetID: p.job.Items[i].TargetID, ExternalID: p.job.Items[i].ExternalID, Reason: reason}
+		if v.target != nil && v.target.Effective.HasCoordinates() {
+			item.Latitude, item.Longitude = new(*v.target.Effective.Latitude), new(*v.target.Effective.Longitude)
+		}
+		r.Excluded = append(r.Excluded, item)
 	}
 }
 

@@ -115,7 +115,7 @@ func TestMappingAndCustomerCommands(t *testing.T) {
 // through the library, as a source system holding customers.map would.
 func importWithMapping(t *testing.T, data string) {
 	t.Helper()
-	s, err := location{dataDir: data}.open()
+	s, err := location{dataDir: data}.open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,10 @@
 // shift, fixed appointment times, the buffer between stops and the stop cap
 // are hard constraints: Solve never returns a route that violates them.
 // Waiting before a window opens is allowed. Every stop is visited at most
-// once; stops that are not visited are reported with a Reason.
+// once; stops that are not visited are reported with a Reason. Once the route
+// is chosen, its schedule is the one with the least waiting (see Solution):
+// it leaves as late as it can without ending later, then serves every stop as
+// early as possible.
 //
 // # Method
 //

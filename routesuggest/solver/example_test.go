@@ -7,10 +7,11 @@ import (
 	"github.com/integration-connect/connect/routesuggest/solver"
 )
 
-// A technician leaves the depot at 8:00 (times in minutes since midnight)
+// A technician may leave the depot from 8:00 (times in minutes since midnight)
 // and must be back by 12:00. One customer has an appointment at 9:00 sharp,
 // one is available only in the afternoon and so cannot be served. Visiting
-// stop 0 first would miss the appointment, so the route starts with it.
+// stop 0 first would miss the appointment, so the route starts with it; the
+// technician leaves at 8:40 to arrive just in time rather than wait.
 func ExampleSolve() {
 	travel := solver.Matrix{
 		{0, 20, 30, 25},
@@ -41,7 +42,7 @@ func ExampleSolve() {
 		fmt.Printf("stop %d not visited: %v\n", u.Stop, u.Reason)
 	}
 	// Output:
-	// stop 1: arrive 510, start 540, leave 585
+	// stop 1: arrive 540, start 540, leave 585
 	// stop 0: arrive 605, start 605, leave 635
 	// travel 65 back at 655
 	// stop 2 not visited: infeasible-alone

@@ -92,12 +92,18 @@ func randomStop(rng *rand.Rand, c genConfig, node int, from, to int64) solver.St
 }
 
 // schedule is the test's own evaluation of an order, written from the
-// documented semantics without using the solver: earliest service starts,
-// buffer between stops only, route ends checked against the shift. It
-// returns the visits or why the order is infeasible.
+// documented semantics without using the solver: leaving at ShiftStart,
+// earliest service starts, buffer between stops only, route ends checked
+// against the shift. It returns the visits or why the order is infeasible.
 func schedule(p solver.Problem, order []int) ([]solver.Visit, error) {
+	visits, _, err := scheduleFrom(p, order, p.ShiftStart)
+	return visits, err
+}
+
+// scheduleFrom is schedule leaving at leave; it also returns the end time.
+func scheduleFrom(p solver.Problem, order []int, leave int64) ([]solver.Visit, int64, error) {
 	var visits []solver.Visit
-	t, prev := p.ShiftStart, p.Start
+	t, prev := leave, p.Start
 	for k, i := range order {
 		s := p.Stops[i]
 		arr := t
@@ -109,7 +115,7 @@ func schedule(p solver.Problem, order []int) ([]solver.Visit, error) {
 		}
 		start, ok := earliestStart(p, s, arr)
 		if !ok {
-			return nil, errors.Newf("stop %d reached at %d misses its windows", i, arr)
+			return nil, 0, errors.Newf("stop %d reached at %d misses its windows", i, arr)
 		}
 		if k == 0 && p.Start < 0 {
 			arr = start
@@ -117,10 +123,30 @@ func schedule(p solver.Problem, order []int) ([]solver.Visit, error) {
 		visits = append(visits, solver.Visit{Stop: i, Arrival: arr, ServiceStart: start, Departure: start + s.Service})
 		t, prev = start+s.Service, s.Node
 	}
-	if end := endTime(p, t, prev); end > p.ShiftEnd {
-		return nil, errors.Newf("route ends at %d after the shift end %d", end, p.ShiftEnd)
+	end := endTime(p, t, prev)
+	if end > p.ShiftEnd {
+		return nil, 0, errors.Newf("route ends at %d after the shift end %d", end, p.ShiftEnd)
 	}
-	return visits, nil
+	return visits, end, nil
+}
+
+// latestLeave finds, by bisection, the latest time the order can leave and
+// still end at end (the end when leaving at ShiftStart): leaving later never
+// ends earlier, so the times that keep the end form an interval.
+func latestLeave(p solver.Problem, order []int, end int64) int64 {
+	if len(order) == 0 {
+		return p.ShiftStart
+	}
+	lo, hi := p.ShiftStart, end // lo keeps the end; hi+1 does not
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		if _, e, err := scheduleFrom(p, order, mid); err == nil && e == end {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
 }
 
 // endTime is when a route whose last departure is t from node prev is back
@@ -159,18 +185,25 @@ func earliestStart(p solver.Problem, s solver.Stop, arr int64) (int64, bool) {
 }
 
 // verifySolution checks every documented property of sol independently:
-// visits and unrouted partition the stops, the schedule is the earliest one
-// and meets every hard constraint, totals add up, and every reason is right.
+// visits and unrouted partition the stops, the route meets every hard
+// constraint, it leaves as late as it can without ending later and then
+// serves every stop as early as possible, totals add up, and every reason is
+// right.
 func verifySolution(t *testing.T, p solver.Problem, sol solver.Solution) {
 	t.Helper()
 	order := verifyPartition(t, p, sol)
 	if p.MaxStops > 0 && len(order) > p.MaxStops {
 		t.Fatalf("%d visits, MaxStops %d", len(order), p.MaxStops)
 	}
-	want, err := schedule(p, order)
+	_, end, err := scheduleFrom(p, order, p.ShiftStart)
 	if err != nil {
 		t.Fatalf("route %v is infeasible: %v", order, err)
 	}
+	leave := latestLeave(p, order, end)
+	if sol.StartTime != leave {
+		t.Fatalf("StartTime = %d, want the latest start %d that still ends at %d", sol.StartTime, leave, end)
+	}
+	want, _, _ := scheduleFrom(p, order, leave)
 	for k := range want {
 		if sol.Visits[k] != want[k] {
 			t.Fatalf("visit %d = %+v, want %+v", k, sol.Visits[k], want[k])

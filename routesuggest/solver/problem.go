@@ -108,6 +108,13 @@ type Visit struct {
 }
 
 // Solution is a planned route.
+//
+// Its schedule is the one with the least waiting: the route leaves Start as
+// late as it can without ending later than when leaving at ShiftStart
+// (StartTime), and from then on every stop is served as early as possible.
+// A wait is left only before a stop whose window opens later than the
+// vehicle can arrive, where an earlier stop's window (or fixed time) does not
+// allow leaving later; EndTime is the earliest possible.
 type Solution struct {
 	// Visits are the visited stops in route order.
 	Visits []Visit
@@ -116,6 +123,9 @@ type Solution struct {
 	// TravelTime is the total travel time: start to first stop, between
 	// stops, last stop to end. It excludes buffer, waiting and service.
 	TravelTime int64
+	// StartTime is when the vehicle leaves Start or, without Start, starts
+	// the service at its first stop (ShiftStart for an empty route).
+	StartTime int64
 	// EndTime is when the vehicle arrives at End or, without End, finishes the
 	// service at its last stop (ShiftStart for an empty route without End).
 	EndTime int64

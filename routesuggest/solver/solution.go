@@ -3,10 +3,10 @@ package solver
 import "github.com/cockroachdb/errors"
 
 // Check evaluates a given order of stops (indices into p.Stops): it
-// schedules every stop at its earliest feasible service start and returns
-// the resulting Solution, or an error wrapping ErrInfeasible that says which
-// constraint the order breaks and where. It is the reference evaluation used
-// by tests and by the benchmark runner.
+// schedules the order as Solve schedules its route (see Solution) and
+// returns the resulting Solution, or an error wrapping ErrInfeasible that
+// says which constraint the order breaks and where. It is the reference
+// evaluation used by tests and by the benchmark runner.
 func Check(p Problem, order []int) (Solution, error) {
 	m, err := compile(p)
 	if err != nil {
@@ -64,20 +64,44 @@ func explain(r *route) error {
 	return errors.Newf("%w: the last service ends at %d, after ShiftEnd %d", ErrInfeasible, r.es[last], m.shiftEnd)
 }
 
-// solution converts a feasible route into the public Solution.
+// solution converts a feasible route into the public Solution, scheduled
+// from its latest start (see Solution.StartTime).
 func solution(r *route) Solution {
 	m := r.m
-	sol := Solution{Value: r.value, TravelTime: r.travel(), EndTime: r.es[len(r.seq)-1]}
+	end := r.es[len(r.seq)-1]
+	start := latestStart(r, end)
+	sol := Solution{Value: r.value, TravelTime: r.travel(), StartTime: start, EndTime: end}
+	t := start
 	for p := 1; p <= r.stops(); p++ {
-		id := r.seq[p]
-		arr := r.departure(p-1) + m.at(r.seq[p-1], id)
+		prev, id := r.seq[p-1], r.seq[p]
+		arr := t + m.at(prev, id)
+		s := m.earliest(id, arr)
 		if p == 1 && !m.hasStart {
-			arr = r.es[p] // the route begins at its first stop: nobody waits there
+			arr = s // the route begins at its first stop: nobody waits there
 		}
-		sol.Visits = append(sol.Visits, Visit{Stop: id, Arrival: arr, ServiceStart: r.es[p], Departure: r.departure(p)})
+		t = s + m.svc[id]
+		sol.Visits = append(sol.Visits, Visit{Stop: id, Arrival: arr, ServiceStart: s, Departure: t})
 	}
 	sol.Unrouted = unrouted(r)
 	return sol
+}
+
+// latestStart returns the latest time the route can leave its start and
+// still end by end, the end of its earliest schedule: a backward pass like
+// route.backward, bounded by end instead of the shift end. Leaving then and
+// serving every stop as early as possible keeps every stop and the end time,
+// and waits only where a stop's window closes too early to wait before it.
+func latestStart(r *route, end int64) int64 {
+	m := r.m
+	bound := end
+	for p := len(r.seq) - 2; p >= 1; p-- {
+		a, b := r.seq[p], r.seq[p+1]
+		bound = m.latest(a, bound-m.at(a, b)-m.svc[a])
+	}
+	if r.stops() == 0 {
+		return m.shiftStart
+	}
+	return bound - m.at(r.seq[0], r.seq[1])
 }
 
 // unrouted lists the stops r does not visit with the reason.

@@ -208,8 +208,10 @@ func TestSolveUsesLaterWindow(t *testing.T) {
 	}}
 	sol := mustSolve(t, p)
 	verifySolution(t, p, sol)
+	// It leaves at 9 to be at the appointment at 10; the wait at stop 0 stays,
+	// since the appointment cannot move.
 	want := []solver.Visit{
-		{Stop: 1, Arrival: 1, ServiceStart: 10, Departure: 15},
+		{Stop: 1, Arrival: 10, ServiceStart: 10, Departure: 15},
 		{Stop: 0, Arrival: 17, ServiceStart: 40, Departure: 45},
 	}
 	if !reflect.DeepEqual(sol.Visits, want) {
@@ -262,15 +264,60 @@ func TestCheckSchedule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Leaving at 0 would mean waiting 5 at stop 1; leaving at 5 serves stop
+	// 0 later instead and arrives at stop 1 as its window opens.
 	want := solver.Solution{
 		Visits: []solver.Visit{
-			{Stop: 0, Arrival: 1, ServiceStart: 1, Departure: 2},
-			{Stop: 1, Arrival: 5, ServiceStart: 10, Departure: 11},
+			{Stop: 0, Arrival: 6, ServiceStart: 6, Departure: 7},
+			{Stop: 1, Arrival: 10, ServiceStart: 10, Departure: 11},
 		},
-		Value: 2, TravelTime: 4, EndTime: 13,
+		Value: 2, TravelTime: 4, StartTime: 5, EndTime: 13,
 	}
 	if !reflect.DeepEqual(sol, want) {
 		t.Fatalf("Check = %+v, want %+v", sol, want)
+	}
+}
+
+// TestCheckWaitsLeast checks where the schedule leaves its waiting: before
+// the day when every earlier stop can move, before the stop whose window
+// opens late when an earlier window closes too soon.
+func TestCheckWaitsLeast(t *testing.T) {
+	// Stop 0 at node 1, stop 1 at node 2, one unit of travel between
+	// neighbouring nodes, services of 5; stop 1 opens at 50.
+	tests := []struct {
+		name    string
+		noStart bool
+		window0 []solver.Window
+		start   int64
+		want    []solver.Visit
+	}{
+		{"all waiting before the day", false, nil, 43,
+			[]solver.Visit{{Stop: 0, Arrival: 44, ServiceStart: 44, Departure: 49}, {Stop: 1, Arrival: 50, ServiceStart: 50, Departure: 55}}},
+		{"an early window keeps part of the wait", false, []solver.Window{{Open: 0, Close: 20}}, 19,
+			[]solver.Visit{{Stop: 0, Arrival: 20, ServiceStart: 20, Departure: 25}, {Stop: 1, Arrival: 26, ServiceStart: 50, Departure: 55}}},
+		{"first window opens late", false, []solver.Window{{Open: 30, Close: 60}}, 43,
+			[]solver.Visit{{Stop: 0, Arrival: 44, ServiceStart: 44, Departure: 49}, {Stop: 1, Arrival: 50, ServiceStart: 50, Departure: 55}}},
+		{"without a start the first service moves", true, []solver.Window{{Open: 0, Close: 40}}, 40,
+			[]solver.Visit{{Stop: 0, Arrival: 40, ServiceStart: 40, Departure: 45}, {Stop: 1, Arrival: 46, ServiceStart: 50, Departure: 55}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := solver.Problem{Travel: line(3), Start: 0, End: 0, ShiftEnd: 100, Stops: []solver.Stop{
+				{Node: 1, Service: 5, Value: 1, Windows: tt.window0},
+				{Node: 2, Service: 5, Value: 1, Windows: []solver.Window{{Open: 50, Close: 90}}},
+			}}
+			if tt.noStart {
+				p.Start = -1
+			}
+			sol, err := solver.Check(p, []int{0, 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sol.StartTime != tt.start || !reflect.DeepEqual(sol.Visits, tt.want) || sol.EndTime != 57 {
+				t.Fatalf("start %d, visits %+v, end %d; want start %d, visits %+v, end 57", sol.StartTime, sol.Visits, sol.EndTime, tt.start, tt.want)
+			}
+			verifySolution(t, p, sol)
+		})
 	}
 }
 

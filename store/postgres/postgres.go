@@ -1,0 +1,366 @@
+// Package postgres implements store.Store on PostgreSQL 14 or newer (pgx v5),
+// so that any number of connectd processes can serve one database as one
+// service.
+//
+// # Connecting
+//
+// Open takes a PostgreSQL URL (postgres://user:password@host:5432/db?sslmode=verify-full,
+// or any form pgx accepts, including host=/path/to/socket/dir) and applies the
+// schema migrations embedded in this package first. They run under an
+// advisory lock (jackc/tern), so replicas starting together migrate once, and a
+// binary never runs on a schema newer than it knows. Migrate applies them
+// without opening a store (connectd migrate).
+//
+// # Records
+//
+// Every record is one row: the columns the contract looks it up, orders or
+// filters by, and the record itself as json (never jsonb, so payloads come
+// back byte for byte). Text keys use COLLATE "C": lists ordered by a string
+// are in byte order, as the contract says, whatever the database's locale.
+//
+// # Isolation
+//
+// View runs in a REPEATABLE READ, READ ONLY transaction: one consistent
+// snapshot. Update runs in READ COMMITTED with explicit locks wherever a read
+// decides a write:
+//   - every point read by key or id (Target, Client, Customer, Job,
+//     IdempotencyRecord, Subscription, AppointmentRequest, ...) reads with
+//     FOR UPDATE, so the record cannot change under the transaction until it
+//     commits;
+//   - lookups that may find nothing and are then followed by a create
+//     (IdempotencyRecord, CustomerByExternalID, CustomersByNumber,
+//     LocationByExternalID, LocationsByAddress, ContactByExternalID,
+//     ContactsByEmail, MappingSettings) first take a transaction-level
+//     advisory lock on what they look up, so two transactions cannot both
+//     find nothing and both create;
+//   - target identities are not advisory-locked (a batch has up to 1,000):
+//     two imports creating the same new target collide on its unique index.
+//
+// Update retries its function in a new transaction, up to 10 times with
+// jittered backoff, when the transaction meets a serialization failure
+// (40001), a deadlock (40P01) or a unique violation (23505, a concurrent
+// create of the same key): fn may run more than once and must not have effects
+// outside the transaction. Uniqueness is still checked before writing, so the
+// contract's errors (TargetAlreadyExists, InvalidRequest) are the same as
+// bolt's; 23505 only comes from races and never reaches the caller unless the
+// retries run out.
+//
+// # Round trips
+//
+// Target and job writes are buffered in the transaction and sent as set-based
+// statements (INSERT ... SELECT FROM unnest, UPDATE ... FROM unnest) in one
+// pipelined batch before the next read and at commit. Targets found by
+// TargetsByExternalID (and created or updated) are remembered by the
+// transaction, so an importer that looks a batch up at once makes no round
+// trip per item. Target ids come from a sequence in blocks of 1000 handed out
+// in memory; job and subscription ids come from sequences one by one, so they
+// increase across replicas.
+//
+// # Outbox order
+//
+// Events appended in a transaction are inserted at commit, after taking a
+// transaction-level advisory lock that every event-writing commit takes, and
+// numbered from a sequence while holding it. Numbers therefore follow commit
+// order: a reader that has seen event n never later finds an event below n.
+// The price is that commits that append events serialize for the time of one
+// INSERT and the COMMIT.
+//
+// # Work across processes
+//
+// Claim is a lease in an UNLOGGED table, taken with one upsert against the
+// database clock; it expires by itself when its holder dies. Background
+// deletions (PurgeIdempotencyRecords, PruneEvents) pick their rows with
+// FOR UPDATE SKIP LOCKED, so replicas running them at once never wait for
+// each other. RateLimiter is a GCRA bucket shared by all replicas, one
+// function call per request.
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"encoding/hex"
+	"io/fs"
+	"log/slog"
+	mrand "math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/cockroachdb/errors"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/tern/v2/migrate"
+
+	"github.com/integration-connect/connect/store"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// versionTable is where tern records the schema version.
+const versionTable = "connect_schema_version"
+
+// maxAttempts is how often Update runs its function before giving up on
+// serialization failures, deadlocks and unique violations.
+const maxAttempts = 10
+
+// ErrClosed means the store was used after Close.
+var ErrClosed = errors.New("store is closed")
+
+// Options configures Open. A nil *Options means the documented defaults.
+type Options struct {
+	// MaxConns is the size of the connection pool. Default: pgxpool's
+	// default, the larger of 4 and the number of CPUs.
+	MaxConns int32
+	// Logger receives retries and other events worth a line. Default
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// Store is a store.Store on a PostgreSQL database.
+type Store struct {
+	pool      *pgxpool.Pool
+	log       *slog.Logger
+	targetIDs idBlock
+
+	mu     sync.RWMutex
+	closed bool
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects to the database at url, applies pending migrations and
+// returns the store.
+func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, errors.Wrap(err, "parsing the database URL")
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxConns > 0 {
+		cfg.MaxConns = o.MaxConns
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if err := migrateConfig(ctx, cfg.ConnConfig); err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, errors.Wrap(err, "connecting to the database")
+	}
+	// targets_id_seq increments by 1000 (see the migrations).
+	return &Store{pool: pool, log: o.Logger, targetIDs: idBlock{sequence: "targets_id_seq", size: 1000}}, nil
+}
+
+// Migrate applies the pending schema migrations to the database at url.
+func Migrate(ctx context.Context, url string) error {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return errors.Wrap(err, "parsing the database URL")
+	}
+	return migrateConfig(ctx, cfg)
+}
+
+func migrateConfig(ctx context.Context, cfg *pgx.ConnConfig) error {
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return errors.Wrap(err, "connecting to the database")
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	m, err := migrate.NewMigrator(ctx, conn, versionTable)
+	if err != nil {
+		return errors.Wrap(err, "preparing migrations")
+	}
+	files, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return errors.WithStack(err)
+	}
+	if err := m.LoadMigrations(files); err != nil {
+		return errors.Wrap(err, "loading migrations")
+	}
+	return errors.Wrap(m.Migrate(ctx), "migrating the database schema")
+}
+
+// SchemaVersion returns the version of the database's schema and the version
+// this package's migrations bring it to.
+func (s *Store) SchemaVersion(ctx context.Context) (current, latest int, err error) {
+	err = s.pool.QueryRow(ctx, "SELECT version FROM "+versionTable).Scan(&current)
+	if err != nil {
+		return 0, 0, errors.Wrap(err, "reading the schema version")
+	}
+	files, err := fs.Glob(migrations, "migrations/*.sql")
+	return current, len(files), errors.WithStack(err)
+}
+
+// Ping reports whether the database answers (for readiness checks).
+func (s *Store) Ping(ctx context.Context) error {
+	return errors.Wrap(s.pool.Ping(ctx), "pinging the database")
+}
+
+// View implements store.Store.
+func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
+	if err := s.usable(ctx); err != nil {
+		return err
+	}
+	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return errors.Wrap(err, "beginning a read transaction")
+	}
+	defer rollback(ptx)
+	return fn(newTx(ctx, s, ptx, false))
+}
+
+// Update implements store.Store. See the package documentation for the
+// isolation it gets and the failures it retries.
+func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	if err := s.usable(ctx); err != nil {
+		return err
+	}
+	for attempt := 1; ; attempt++ {
+		err := s.updateOnce(ctx, fn)
+		if err == nil || attempt == maxAttempts || !retryable(err) {
+			return err
+		}
+		s.log.DebugContext(ctx, "retrying a transaction", "attempt", attempt, "error", err)
+		if err := sleep(ctx, backoff(attempt)); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *Store) updateOnce(ctx context.Context, fn func(store.Tx) error) error {
+	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return errors.Wrap(err, "beginning a transaction")
+	}
+	defer rollback(ptx)
+	t := newTx(ctx, s, ptx, true)
+	err = fn(t)
+	if t.conflict != nil {
+		// The transaction failed on a race; whatever fn made of that error,
+		// running it again is the answer.
+		return t.conflict
+	}
+	if err != nil {
+		return err
+	}
+	return t.commit()
+}
+
+// usable refuses a cancelled context and a closed store.
+func (s *Store) usable(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return errors.WithStack(err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// rollback ends a transaction that was not committed; after a commit it does
+// nothing. It runs even when the caller's context is done.
+func rollback(ptx pgx.Tx) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = ptx.Rollback(ctx)
+}
+
+// Conflict codes: the transaction lost a race and may simply run again.
+const (
+	codeSerializationFailure = "40001"
+	codeDeadlockDetected     = "40P01"
+	codeUniqueViolation      = "23505"
+)
+
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return false
+	}
+	switch pgErr.Code {
+	case codeSerializationFailure, codeDeadlockDetected, codeUniqueViolation:
+		return true
+	}
+	return false
+}
+
+// backoff is the wait before attempt+1: 2ms doubling per attempt, capped at
+// 200ms, with full jitter so colliding transactions spread out.
+func backoff(attempt int) time.Duration {
+	ceiling := min(2*time.Millisecond<<(attempt-1), 200*time.Millisecond)
+	return time.Duration(mrand.Int64N(int64(ceiling)) + 1)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return errors.WithStack(ctx.Err())
+	case <-timer.C:
+		return nil
+	}
+}
+
+// Claim implements store.Store with a row in the UNLOGGED table leases,
+// taken with one upsert that succeeds only when the row is absent or expired.
+// Expiry is judged by the database's clock, so the clocks of replicas do not
+// matter. Each claim has a random owner token: release deletes the row only
+// while it is still this claim's, so it never frees a successor's claim.
+func (s *Store) Claim(ctx context.Context, name string, ttl time.Duration) (release func(), ok bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, errors.WithStack(err)
+	}
+	owner := token()
+	var got string
+	err = s.pool.QueryRow(ctx, `
+		INSERT INTO leases AS l (name, owner, expires_at)
+		VALUES ($1, $2, clock_timestamp() + $3 * interval '1 microsecond')
+		ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+			WHERE l.expires_at <= clock_timestamp()
+		RETURNING owner`, []byte(name), owner, ttl.Microseconds()).Scan(&got)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, errors.Wrapf(err, "claiming %q", name)
+	}
+	var once sync.Once
+	return func() { once.Do(func() { s.release(name, owner) }) }, true, nil
+}
+
+// release deletes a lease if it is still owner's. It is best effort: a lease
+// it fails to delete expires by itself.
+func (s *Store) release(name, owner string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := s.pool.Exec(ctx, "DELETE FROM leases WHERE name = $1 AND owner = $2", []byte(name), owner); err != nil {
+		s.log.Warn("releasing a lease failed; it expires by itself", "lease", name, "error", err)
+	}
+}
+
+func token() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Close closes the connection pool after the running transactions ended.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		s.pool.Close()
+	}
+	return nil
+}

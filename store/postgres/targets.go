@@ -1,0 +1,303 @@
+package postgres
+
+import (
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/errors"
+	"github.com/go-json-experiment/json"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/store"
+)
+
+// --- clients
+
+func (t *tx) CreateClient(c *store.Client) error {
+	taken, err := t.exists(`SELECT 1 FROM clients WHERE tenant_id = $1 AND client_id = $2`+t.forUpdate(), c.TenantID, c.ClientID)
+	if err != nil {
+		return err
+	}
+	if taken {
+		return connect.Errorf(connect.CodeInvalidRequest, "tenant %q already has a client %q", c.TenantID, c.ClientID)
+	}
+	doc, err := encode(c)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(`INSERT INTO clients (tenant_id, client_id, key_hash, doc) VALUES ($1, $2, $3, $4)`, c.TenantID, c.ClientID, c.KeyHash, doc)
+	return err
+}
+
+func (t *tx) PutClient(c *store.Client) error {
+	doc, err := encode(c)
+	if err != nil {
+		return err
+	}
+	tag, err := t.exec(`UPDATE clients SET key_hash = $3, doc = $4 WHERE tenant_id = $1 AND client_id = $2`, c.TenantID, c.ClientID, c.KeyHash, doc)
+	if err == nil && tag.RowsAffected() == 0 {
+		return connect.ErrNotFound
+	}
+	return err
+}
+
+func (t *tx) Client(tenantID, clientID string) (*store.Client, error) {
+	return one[store.Client](t, `SELECT doc FROM clients WHERE tenant_id = $1 AND client_id = $2`+t.forUpdate(), tenantID, clientID)
+}
+
+func (t *tx) ClientByKeyHash(hash []byte) (*store.Client, error) {
+	return one[store.Client](t, `SELECT doc FROM clients WHERE key_hash = $1`+t.forUpdate(), hash)
+}
+
+func (t *tx) Clients(tenantID string) ([]store.Client, error) {
+	return all[store.Client](t, `SELECT doc FROM clients WHERE $1 = '' OR tenant_id = $1 ORDER BY tenant_id, client_id`, tenantID)
+}
+
+// --- targets
+
+// targetIdentity is what identifies a target within the store.
+type targetIdentity struct{ tenant, source, externalID string }
+
+func identityOf(t *store.Target) targetIdentity {
+	return targetIdentity{t.TenantID, t.SourceSystem, t.ExternalID}
+}
+
+func (t *tx) TargetByExternalID(tenantID, sourceSystem, externalID string) (*store.Target, error) {
+	id := targetIdentity{tenantID, sourceSystem, externalID}
+	target, known := t.targets[id]
+	if !known {
+		var err error
+		target, err = one[store.Target](t, `SELECT doc FROM targets WHERE tenant_id = $1 AND source_system = $2 AND external_id = $3`+t.forUpdate(),
+			tenantID, sourceSystem, externalID)
+		if err != nil && !errors.Is(err, connect.ErrNotFound) {
+			return nil, err
+		}
+		t.targets[id] = nil
+		if target != nil {
+			t.remember(target)
+		}
+	}
+	target = t.targets[id]
+	if target == nil {
+		return nil, connect.ErrNotFound
+	}
+	copied := *target
+	return &copied, nil
+}
+
+func (t *tx) TargetsByExternalID(tenantID string, keys []store.TargetKey) (map[store.TargetKey]*store.Target, error) {
+	found := make(map[store.TargetKey]*store.Target, len(keys))
+	var sources, externalIDs []string
+	for _, k := range keys {
+		if _, known := t.targets[targetIdentity{tenantID, k.SourceSystem, k.ExternalID}]; !known {
+			sources, externalIDs = append(sources, k.SourceSystem), append(externalIDs, k.ExternalID)
+		}
+	}
+	if len(sources) > 0 {
+		list, err := all[store.Target](t, `SELECT t.doc FROM targets t
+			JOIN unnest($2::text[], $3::text[]) AS k(source_system, external_id)
+			  ON t.tenant_id = $1 AND t.source_system = k.source_system AND t.external_id = k.external_id`+t.forUpdate(),
+			tenantID, sources, externalIDs)
+		if err != nil {
+			return nil, err
+		}
+		for i := range sources {
+			t.targets[targetIdentity{tenantID, sources[i], externalIDs[i]}] = nil
+		}
+		for i := range list {
+			t.remember(&list[i])
+		}
+	}
+	for _, k := range keys {
+		if target := t.targets[targetIdentity{tenantID, k.SourceSystem, k.ExternalID}]; target != nil {
+			copied := *target
+			found[k] = &copied
+		}
+	}
+	return found, nil
+}
+
+func (t *tx) Target(tenantID string, id int64) (*store.Target, error) {
+	return one[store.Target](t, `SELECT doc FROM targets WHERE id = $1 AND tenant_id = $2`+t.forUpdate(), id, tenantID)
+}
+
+func (t *tx) CreateTarget(target *store.Target) error {
+	if _, err := t.TargetByExternalID(target.TenantID, target.SourceSystem, target.ExternalID); err == nil {
+		return connect.Errorf(connect.CodeTargetAlreadyExists, "target %q of source system %q already exists", target.ExternalID, target.SourceSystem)
+	} else if !errors.Is(err, connect.ErrNotFound) {
+		return err
+	}
+	id, err := t.s.targetIDs.take(t)
+	if err != nil {
+		return err
+	}
+	target.ID = id
+	doc, err := encode(target, compact)
+	if err != nil {
+		return err
+	}
+	t.pending.targets.add(id, target.TenantID, target.SourceSystem, target.ExternalID, doc)
+	t.remember(target)
+	return nil
+}
+
+func (t *tx) UpdateTarget(target *store.Target) error {
+	old, err := t.knownTarget(target.ID)
+	if err != nil {
+		return err
+	}
+	if identityOf(old) != identityOf(target) {
+		return errors.AssertionFailedf("target %d: identity cannot change", target.ID)
+	}
+	doc, err := encode(target, compact)
+	if err != nil {
+		return err
+	}
+	if !t.pending.targets.replace(target.ID, doc) && !t.pending.updates.replace(target.ID, doc) {
+		t.pending.updates.add(target.ID, "", "", "", doc)
+	}
+	t.remember(target)
+	return nil
+}
+
+// knownTarget returns the stored (or buffered) target with id, from memory
+// when this transaction read or wrote it.
+func (t *tx) knownTarget(id int64) (*store.Target, error) {
+	if identity, ok := t.targetIDs[id]; ok {
+		return t.targets[identity], nil
+	}
+	var data []byte
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
+	err := t.ptx.QueryRow(t.ctx, `SELECT doc FROM targets WHERE id = $1`+t.forUpdate(), id).Scan(&data)
+	if err != nil {
+		return nil, notFoundOr(t, err)
+	}
+	var old store.Target
+	return &old, errors.Wrap(json.Unmarshal(data, &old), "decoding a target")
+}
+
+// remember keeps a copy of a target this transaction read or wrote.
+func (t *tx) remember(target *store.Target) {
+	copied := *target
+	t.targets[identityOf(target)] = &copied
+	t.targetIDs[target.ID] = identityOf(target)
+}
+
+// --- jobs
+
+func (t *tx) CreateJob(j *store.Job) error {
+	id, err := t.nextID("jobs_id_seq")
+	if err != nil {
+		return err
+	}
+	j.ID = id
+	summary := *j
+	summary.Items = nil
+	doc, err := encode(&summary)
+	if err != nil {
+		return err
+	}
+	items, err := encode(j.Items, compact)
+	if err != nil {
+		return err
+	}
+	status, source := strings.ToLower(string(j.Status)), strings.ToLower(j.SourceSystem)
+	p := &t.pending
+	p.jobs.ids, p.jobs.tenants = append(p.jobs.ids, id), append(p.jobs.tenants, j.TenantID)
+	p.jobs.statusKeys, p.jobs.sourceKeys = append(p.jobs.statusKeys, status), append(p.jobs.sourceKeys, source)
+	p.jobs.docs, p.jobs.items = append(p.jobs.docs, doc), append(p.jobs.items, items)
+	p.countJob(j.TenantID, status, source)
+	return nil
+}
+
+func (t *tx) Job(tenantID string, id int64) (*store.Job, error) {
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
+	var doc, items []byte
+	err := t.ptx.QueryRow(t.ctx, `SELECT doc, items FROM jobs WHERE id = $1 AND tenant_id = $2`+t.forUpdate(), id, tenantID).Scan(&doc, &items)
+	if err != nil {
+		return nil, notFoundOr(t, err)
+	}
+	var j store.Job
+	if err := json.Unmarshal(doc, &j); err != nil {
+		return nil, errors.Wrap(err, "decoding a job")
+	}
+	return &j, errors.Wrap(json.Unmarshal(items, &j.Items), "decoding a job's items")
+}
+
+func (t *tx) Jobs(tenantID string, f store.JobFilter, skip, take int) ([]connect.ImportJobSummary, int, error) {
+	status, source := strings.ToLower(f.Status), strings.ToLower(f.SourceSystem)
+	filter, where := "all", ""
+	switch {
+	case f.Status != "" && f.SourceSystem != "":
+		filter, where = "status+source", " AND status_key = $2 AND source_key = $3"
+	case f.Status != "":
+		filter, where, source = "status", " AND status_key = $2 AND $3 = ''", ""
+	case f.SourceSystem != "":
+		filter, where, status = "source", " AND source_key = $3 AND $2 = ''", ""
+	default:
+		where = " AND $2 = '' AND $3 = ''"
+	}
+	if err := t.flush(); err != nil {
+		return nil, 0, err
+	}
+	var total int
+	err := t.ptx.QueryRow(t.ctx, `SELECT coalesce(sum(n), 0) FROM job_counts WHERE tenant_id = $1 AND filter = $2 AND status_key = $3 AND source_key = $4`,
+		tenantID, filter, status, source).Scan(&total)
+	if err != nil {
+		return nil, 0, t.note(errors.Wrap(err, "counting jobs"))
+	}
+	jobs := make([]connect.ImportJobSummary, 0, max(min(take, total-skip), 0))
+	if take <= 0 || skip >= total {
+		return jobs, total, nil
+	}
+	list, err := all[store.Job](t, `SELECT doc FROM jobs WHERE tenant_id = $1`+where+` ORDER BY id DESC OFFSET $4 LIMIT $5`,
+		tenantID, status, source, skip, take)
+	for _, j := range list {
+		jobs = append(jobs, j.ImportJobSummary)
+	}
+	return jobs, total, err
+}
+
+// --- idempotency
+
+func (t *tx) IdempotencyRecord(key store.IdempotencyKey) (*store.IdempotencyRecord, error) {
+	if err := t.lockKeys(lockKey("idempotency", key.TenantID, key.ClientID, key.Key)); err != nil {
+		return nil, err
+	}
+	return one[store.IdempotencyRecord](t, `SELECT doc FROM idempotency_records WHERE tenant_id = $1 AND client_id = $2 AND key = $3`+t.forUpdate(),
+		key.TenantID, key.ClientID, key.Key)
+}
+
+func (t *tx) PutIdempotencyRecord(r *store.IdempotencyRecord) error {
+	doc, err := encode(r)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(`INSERT INTO idempotency_records (tenant_id, client_id, key, expires_ns, doc) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (tenant_id, client_id, key) DO UPDATE SET expires_ns = EXCLUDED.expires_ns, doc = EXCLUDED.doc`,
+		r.Key.TenantID, r.Key.ClientID, r.Key.Key, r.Expiry().UnixNano(), doc)
+	return err
+}
+
+func (t *tx) PurgeIdempotencyRecords(now time.Time, limit int) (int, error) {
+	if limit <= 0 {
+		return 0, nil
+	}
+	tag, err := t.exec(`DELETE FROM idempotency_records WHERE ctid IN (
+		SELECT ctid FROM idempotency_records WHERE expires_ns <= $1
+		ORDER BY expires_ns LIMIT $2 FOR UPDATE SKIP LOCKED)`, now.UnixNano(), limit)
+	return int(tag.RowsAffected()), err
+}
+
+// notFoundOr turns "no rows" into connect.ErrNotFound and notes conflicts.
+func notFoundOr(t *tx, err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return connect.ErrNotFound
+	}
+	return t.note(errors.WithStack(err))
+}
