@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/cockroachdb/errors"
@@ -11,11 +12,10 @@ import (
 // CreateTarget, UpdateTarget and CreateJob calls travel in one pipelined
 // batch of set-based statements instead of a round trip each.
 type pending struct {
-	targets    targetRows
-	updates    targetRows
-	jobs       jobRows
-	jobCounts  map[jobCountKey]int64
-	countOrder []jobCountKey
+	targets   targetRows
+	updates   targetRows
+	jobs      jobRows
+	jobCounts map[jobCountKey]int64
 }
 
 type targetRows struct {
@@ -41,7 +41,7 @@ func (r *targetRows) replace(id int64, doc []byte) bool {
 }
 
 type jobRows struct {
-	ids                             []int64
+	ids, createdNs                  []int64
 	tenants, statusKeys, sourceKeys []string
 	docs, items                     [][]byte
 }
@@ -58,14 +58,17 @@ func (p *pending) countJob(tenant, status, source string) {
 	if p.jobCounts == nil {
 		p.jobCounts = map[jobCountKey]int64{}
 	}
-	for _, k := range []jobCountKey{
+	for _, k := range jobCountKeys(tenant, status, source) {
+		p.jobCounts[k]++
+	}
+}
+
+// jobCountKeys are the list totals a job of tenant with these (folded)
+// status and source system counts in.
+func jobCountKeys(tenant, status, source string) []jobCountKey {
+	return []jobCountKey{
 		{tenant, "all", "", ""}, {tenant, "status", status, ""},
 		{tenant, "source", "", source}, {tenant, "status+source", status, source},
-	} {
-		if _, ok := p.jobCounts[k]; !ok {
-			p.countOrder = append(p.countOrder, k)
-		}
-		p.jobCounts[k]++
 	}
 }
 
@@ -86,20 +89,21 @@ func (t *tx) flush() error {
 			r.ids, r.docs)
 	}
 	if j := p.jobs; len(j.ids) > 0 {
-		b.Queue(`INSERT INTO jobs (id, tenant_id, status_key, source_key, doc, items)
-			SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::json[], $6::json[])`,
-			j.ids, j.tenants, j.statusKeys, j.sourceKeys, j.docs, j.items)
-		queueJobCounts(b, p)
+		b.Queue(`INSERT INTO jobs (id, tenant_id, status_key, source_key, doc, items, created_ns)
+			SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::json[], $6::json[], $7::bigint[])`,
+			j.ids, j.tenants, j.statusKeys, j.sourceKeys, j.docs, j.items, j.createdNs)
+		queueJobCounts(b, p.jobCounts)
 	}
 	*p = pending{}
 	err := t.ptx.SendBatch(t.ctx, b).Close()
 	return t.note(errors.Wrap(err, "writing targets and jobs"))
 }
 
-// queueJobCounts adds the counted jobs to the list totals. Rows are upserted
-// in key order, so concurrent transactions lock them in the same order.
-func queueJobCounts(b *pgx.Batch, p *pending) {
-	keys := slices.Clone(p.countOrder)
+// queueJobCounts adds counts (negative for deleted jobs) to the list totals.
+// Rows are upserted in key order, so concurrent transactions lock them in the
+// same order.
+func queueJobCounts(b *pgx.Batch, counts map[jobCountKey]int64) {
+	keys := slices.Collect(maps.Keys(counts))
 	slices.SortFunc(keys, func(a, b jobCountKey) int {
 		if a.tenant+"\x00"+a.filter+"\x00"+a.status+"\x00"+a.source < b.tenant+"\x00"+b.filter+"\x00"+b.status+"\x00"+b.source {
 			return -1
@@ -110,7 +114,7 @@ func queueJobCounts(b *pgx.Batch, p *pending) {
 	var ns []int64
 	for _, k := range keys {
 		tenants, filters, statuses, sources = append(tenants, k.tenant), append(filters, k.filter), append(statuses, k.status), append(sources, k.source)
-		ns = append(ns, p.jobCounts[k])
+		ns = append(ns, counts[k])
 	}
 	b.Queue(`INSERT INTO job_counts AS c (tenant_id, filter, status_key, source_key, n)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
