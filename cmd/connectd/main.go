@@ -1,6 +1,6 @@
 // Command connectd is the Integration Connect server and its admin commands.
 //
-//	connectd serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error]
+//	connectd serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d]
 //	connectd migrate --database-url URL
 //	connectd keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR | --database-url URL]
 //	connectd keys list [--tenant T] [--data DIR | --database-url URL]
@@ -23,6 +23,8 @@
 //	connectd webhooks rotate-secret --tenant T --id N [--data DIR | --database-url URL]
 //	connectd webhooks enable --tenant T --id N [--data DIR | --database-url URL]
 //	connectd webhooks disable --tenant T --id N [--data DIR | --database-url URL]
+//	connectd backup --out FILE [--data DIR | --database-url URL]
+//	connectd compact --out FILE [--data DIR | --database-url URL]
 //	connectd version
 //
 // Every command takes --help. The data directory defaults to ./connect-data (or
@@ -66,6 +68,8 @@ func commands() []command {
 		{"profiles", "manage the optimization profiles of route suggestions (profiles add|list|remove)", profilesGroup.run, true},
 		{"employees", "manage the employees routes are planned for (employees set|list|remove)", employeesGroup.run, true},
 		{"webhooks", "manage webhook subscriptions (webhooks add|list|remove|rotate-secret|enable|disable)", webhooksGroup.run, true},
+		{"backup", "write a consistent copy of the bbolt store, also while the server runs", runBackup, true},
+		{"compact", "write a compacted copy of the bbolt store while no server runs", runCompact, false},
 		{"version", "print the version", runVersion, false},
 	}
 }

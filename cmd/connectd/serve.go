@@ -41,10 +41,11 @@ type serveOptions struct {
 	webhookRetryMin             time.Duration
 	logFormat                   choice
 	logLevel                    choice
+	jobRetention                days
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error]", stdout, stderr)
+	fs := newFlags("serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d]", stdout, stderr)
 	var o serveOptions
 	o.where.register(fs.FlagSet, "data directory holding connect.db and admin.sock, created if missing")
 	o.where.registerPool(fs.FlagSet)
@@ -57,6 +58,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Var(&o.logFormat, "log-format", "log format: text or json")
 	o.logLevel = choice{value: "info", allowed: []string{"debug", "info", "warn", "error"}}
 	fs.Var(&o.logLevel, "log-level", "lowest level logged: debug, info, warn or error (429 answers are logged at debug)")
+	o.jobRetention = days{importer.DefaultJobRetention}
+	fs.Var(&o.jobRetention, "job-retention", "how long import jobs are kept, such as 90d or 36h; older ones are deleted in the background, their targets stay; 0 keeps them forever")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -98,6 +101,7 @@ type server struct {
 	admin      *adminServer
 	servers    []*http.Server
 	dispatcher *webhooks.Dispatcher
+	retention  *importer.Retention
 	addr       string
 	logger     *slog.Logger
 }
@@ -138,6 +142,9 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 		return err
 	}
 	if err := s.startDispatcher(ctx, o, handler); err != nil {
+		return err
+	}
+	if err := s.startRetention(ctx, o, handler); err != nil {
 		return err
 	}
 	if sock := o.where.adminSocket(); sock != "" {
@@ -181,6 +188,21 @@ func (s *server) startDispatcher(ctx context.Context, o serveOptions, handler *h
 	return d.Start(ctx)
 }
 
+// startRetention starts deleting expired import jobs in the background, with
+// its metric on the handler's /metrics.
+func (s *server) startRetention(ctx context.Context, o serveOptions, handler *httpapi.Handler) error {
+	retention := o.jobRetention.value
+	if retention == 0 {
+		retention = importer.KeepJobsForever
+	}
+	r, err := importer.NewRetention(importer.RetentionConfig{Store: s.store, JobRetention: retention, Logger: s.logger, Registerer: handler.Registerer()})
+	if err != nil {
+		return err
+	}
+	s.retention = r
+	return r.Start(ctx)
+}
+
 // listen starts an HTTP server for h on addr and returns the address it got
 // (useful with port 0).
 func (s *server) listen(addr string, h http.Handler) (string, error) {
@@ -217,6 +239,9 @@ func (s *server) Close() error {
 	}
 	if s.dispatcher != nil {
 		s.dispatcher.Stop()
+	}
+	if s.retention != nil {
+		s.retention.Stop()
 	}
 	return errors.CombineErrors(errs, s.store.Close())
 }
