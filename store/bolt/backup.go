@@ -56,10 +56,20 @@ func Compact(src, dst string) error {
 	if err != nil {
 		return errors.Wrapf(err, "creating %s", dst)
 	}
-	if err := bbolt.Compact(to, from, compactTxBytes); err != nil {
-		_ = to.Close()
+	var used int64
+	err = bbolt.Compact(to, from, compactTxBytes)
+	if err == nil {
+		err = to.View(func(btx *bbolt.Tx) error { used = btx.Size(); return nil })
+	}
+	err = errors.CombineErrors(err, to.Close())
+	if err == nil {
+		// bbolt sizes a new file in powers of two; the copy needs no room to
+		// grow until it is opened, and bbolt grows it again then.
+		err = os.Truncate(dst, used)
+	}
+	if err != nil {
 		_ = os.Remove(dst)
 		return errors.Wrapf(err, "compacting %s into %s", src, dst)
 	}
-	return errors.Wrapf(to.Close(), "closing %s", dst)
+	return nil
 }
