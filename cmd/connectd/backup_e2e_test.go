@@ -31,6 +31,7 @@ type acknowledged struct {
 // backup began, and their idempotency keys replay the original answers byte
 // for byte.
 func TestBackupWhileServing(t *testing.T) {
+	boltOnly(t)
 	bin := buildBinary(t)
 	data, work := filepath.Join(t.TempDir(), "data"), t.TempDir()
 	created := cli(t, bin, "keys", "create", "--tenant", "acme", "--client", "erp", "--source-system", "erp",
