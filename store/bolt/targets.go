@@ -9,6 +9,7 @@ import (
 	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
 
+	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/store"
 )
 
@@ -33,15 +34,23 @@ func (t *tx) writeTarget(target *store.Target) {
 }
 
 // targetByID returns the target with this id as the transaction sees it:
-// written in it, or stored.
+// written in it, or stored. A written target is read through its encoding,
+// exactly as it will be read once stored, and shares nothing with the copy
+// waiting to be put.
 func (t *tx) targetByID(id int64) (*store.Target, error) {
+	data := t.bucket(bucketTargets).Get(idKey(id))
 	if w, ok := t.written[id]; ok {
-		target := *w
-		return &target, nil
+		var err error
+		if data, err = json.Marshal(w, compact); err != nil {
+			return nil, errors.Wrap(err, "encoding a target")
+		}
+	}
+	if data == nil {
+		return nil, connect.ErrNotFound
 	}
 	var target store.Target
-	if err := get(t.bucket(bucketTargets), idKey(id), &target); err != nil {
-		return nil, err
+	if err := json.Unmarshal(data, &target); err != nil {
+		return nil, errors.Wrap(err, "decoding a target")
 	}
 	return &target, nil
 }
