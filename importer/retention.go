@@ -54,8 +54,8 @@ type RetentionConfig struct {
 // background (Start, Stop) or when asked (DeleteExpired). A deleted job
 // answers NotFound and leaves the job lists and their totals; the targets
 // it imported and the route suggestions made from it stay. Any number of
-// processes sharing a store may run one: they never delete the same job or
-// wait for each other.
+// processes sharing a store may run one: they never pick the same job, and
+// never wait for each other's jobs.
 type Retention struct {
 	cfg     RetentionConfig
 	deleted prometheus.Counter

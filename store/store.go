@@ -116,8 +116,8 @@ type JobTx interface {
 	// before cutoff, oldest first, with their items, and returns how many it
 	// deleted. They leave every list and total; the targets they imported and
 	// the route suggestions made from them stay. Processes calling it at the
-	// same time never wait for each other: each deletes jobs the others are
-	// not deleting.
+	// same time never pick the same job and never wait for each other's jobs
+	// (they share only the list totals, as imports do).
 	DeleteJobsCreatedBefore(cutoff time.Time, limit int) (int, error)
 }
 
