@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -37,6 +38,18 @@ var ErrClosed = errors.New("store is closed")
 // fsync, and at 4 MiB a batch of 1,000 targets still takes one only every
 // fourth commit or so.
 const growStep = 4 << 20
+
+// initialMmapSize maps the first GiB of the file from the start: a write that
+// grows the file beyond what is mapped must wait for every read transaction
+// to end, and a backup is one long read transaction. The mapping is address
+// space only; the file still grows by growStep. On Windows mapping a file
+// grows it, so there bbolt's default stays.
+func initialMmapSize() int {
+	if runtime.GOOS == "windows" {
+		return 0
+	}
+	return 1 << 30
+}
 
 // Options configures Open. A nil *Options means the documented defaults.
 type Options struct {
@@ -88,7 +101,7 @@ func OpenDir(dir string, opts *Options) (*Store, error) {
 // Open opens (creating if needed) the bbolt file at path.
 func Open(path string, opts *Options) (*Store, error) {
 	o := withDefaults(opts)
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: o.LockTimeout, NoSync: o.NoSync})
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: o.LockTimeout, NoSync: o.NoSync, InitialMmapSize: initialMmapSize()})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, errors.Wrapf(ErrLocked, "opening %s", path)
 	}
