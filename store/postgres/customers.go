@@ -37,7 +37,8 @@ func (t *tx) CreateCustomer(c *store.Customer) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(`INSERT INTO customer_counts AS c (tenant_id, n) VALUES ($1, 1) ON CONFLICT (tenant_id) DO UPDATE SET n = c.n + 1`, c.TenantID)
+	_, err = t.exec(`INSERT INTO customer_counts AS c (tenant_id, slot, n) VALUES ($1, $2, 1)
+		ON CONFLICT (tenant_id, slot) DO UPDATE SET n = c.n + 1`, c.TenantID, t.slot)
 	return err
 }
 
@@ -98,7 +99,7 @@ func (t *tx) Customers(tenantID string, skip, take int) ([]store.Customer, int, 
 	if err := t.flush(); err != nil {
 		return nil, 0, err
 	}
-	err := t.ptx.QueryRow(t.ctx, `SELECT n FROM customer_counts WHERE tenant_id = $1`, tenantID).Scan(&total)
+	err := t.ptx.QueryRow(t.ctx, `SELECT coalesce(sum(n), 0) FROM customer_counts WHERE tenant_id = $1`, tenantID).Scan(&total)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return nil, 0, t.note(errors.Wrap(err, "counting customers"))
 	}

@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/cockroachdb/errors"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/store"
 	"github.com/integration-connect/connect/store/postgres"
 	"github.com/integration-connect/connect/store/postgres/pgtest"
+	"github.com/integration-connect/connect/store/storetest"
 )
 
 // openShared opens n stores on one new schema, as n replicas would, closed
@@ -223,5 +225,123 @@ func TestUseAfterClose(t *testing.T) {
 	}
 	if err := s.Update(t.Context(), func(store.Tx) error { return nil }); !errors.Is(err, postgres.ErrClosed) {
 		t.Errorf("Update after Close: %v, want ErrClosed", err)
+	}
+}
+
+// TestBufferedTargets writes enough targets in one transaction for them to
+// go by COPY, updates some of them before and some after they were sent,
+// and reads them back; it also checks that a target a lookup returned cannot
+// be changed behind the transaction's back by changing the value.
+func TestBufferedTargets(t *testing.T) {
+	s := openShared(t, 1)[0]
+	const n = 250
+	keys := make([]store.TargetKey, n)
+	err := s.Update(t.Context(), func(tx store.Tx) error {
+		for i := range n {
+			keys[i] = store.TargetKey{SourceSystem: "erp", ExternalID: fmt.Sprintf("T%03d", i)}
+			target := &store.Target{TenantID: "t1", SourceSystem: "erp", ExternalID: keys[i].ExternalID, Status: store.TargetActive}
+			target.Data.Title = "created"
+			original := "original"
+			target.Data.CustomFields = map[string]*string{"k": &original}
+			if err := tx.CreateTarget(target); err != nil {
+				return err
+			}
+			if i%10 == 0 { // changed while still buffered
+				target.Data.Title = "changed before sending"
+				if err := tx.UpdateTarget(target); err != nil {
+					return err
+				}
+			}
+		}
+		found, err := tx.TargetsByExternalID("t1", keys) // served from the transaction's memory
+		if err != nil || len(found) != n {
+			return errors.Newf("TargetsByExternalID found %d of %d: %v", len(found), n, err)
+		}
+		changed := "changed in the caller's copy only"
+		found[keys[1]].Data.CustomFields["k"] = &changed
+		if _, _, err := tx.Jobs("t1", store.JobFilter{}, 0, 1); err != nil { // a read sends the buffer
+			return err
+		}
+		again, err := tx.TargetByExternalID("t1", "erp", keys[1].ExternalID)
+		if err != nil || *again.Data.CustomFields["k"] != "original" {
+			return errors.Newf("lookup after the caller changed its copy: %+v, %v", again, err)
+		}
+		again.Data.Title = "changed after sending"
+		return tx.UpdateTarget(again)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.View(t.Context(), func(tx store.Tx) error {
+		found, err := tx.TargetsByExternalID("t1", keys)
+		if err != nil || len(found) != n {
+			return errors.Newf("after commit found %d of %d: %v", len(found), n, err)
+		}
+		for i, k := range keys {
+			want := "created"
+			switch {
+			case i == 1:
+				want = "changed after sending"
+			case i%10 == 0:
+				want = "changed before sending"
+			}
+			if got := found[k].Data.Title; got != want {
+				t.Errorf("%s: title %q, want %q", k.ExternalID, got, want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUnnumberedEventsAreNumberedLater: an event whose writer died between
+// its commit and its numbering pass is invisible to readers until the next
+// pass, of another writer or of PruneEvents, numbers it.
+func TestUnnumberedEventsAreNumberedLater(t *testing.T) {
+	url := pgtest.URL(t)
+	s := mustOpen(t, url)
+	defer s.Close()
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	orphan := func(id string) {
+		t.Helper()
+		_, err := conn.Exec(t.Context(), `INSERT INTO events (tenant_id, kind, created_ns, doc) VALUES ('t1', $1, 0, $2)`,
+			string(connect.EventImportJobCompleted), fmt.Sprintf(`{"id":%q,"tenantId":"t1","kind":%q,"data":{}}`, id, connect.EventImportJobCompleted))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func() []string {
+		var list []string
+		for _, e := range storetest.Events(t, s, "t1") {
+			list = append(list, fmt.Sprintf("%s@%d", e.ID, e.Seq))
+		}
+		return list
+	}
+	orphan("evt_orphan1")
+	if got := ids(); len(got) != 0 {
+		t.Fatalf("an unnumbered event is visible: %v", got)
+	}
+	err = s.Update(t.Context(), func(tx store.Tx) error {
+		return tx.AppendEvent(&store.Event{ID: "evt_next", TenantID: "t1", Kind: connect.EventImportJobCompleted, Data: []byte(`{}`)})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(ids()), "[evt_orphan1@1 evt_next@2]"; got != want {
+		t.Errorf("after the next writer: %s, want %s", got, want)
+	}
+	orphan("evt_orphan2")
+	err = s.Update(t.Context(), func(tx store.Tx) error { _, err := tx.PruneEvents(time.Unix(0, 0), 10); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(ids()), "[evt_orphan1@1 evt_next@2 evt_orphan2@3]"; got != want {
+		t.Errorf("after pruning: %s, want %s", got, want)
 	}
 }

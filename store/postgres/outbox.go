@@ -1,23 +1,27 @@
 package postgres
 
 import (
+	"cmp"
+	"context"
 	"slices"
 	"time"
 
 	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/store"
 )
 
-// outboxLock is the advisory lock every commit that appends events holds
-// while it numbers them: numbers then follow commit order. (Any constant
-// works; this one spells "outbox" in ASCII.)
+// outboxLock is the advisory lock held while events are numbered, so that
+// numbering passes take turns. (Any constant works; this one spells "outbox"
+// in ASCII.)
 const outboxLock int64 = 0x6f7574626f78
 
-// AppendEvent buffers e; it is numbered (e.Seq set) and inserted when the
-// transaction commits, so that numbers follow commit order.
+// AppendEvent buffers e; it is inserted with the transaction's last batch
+// and numbered (e.Seq set) once the transaction committed, before Update
+// returns.
 func (t *tx) AppendEvent(e *store.Event) error {
 	if !t.write {
 		return errors.AssertionFailedf("appending an event in a read-only transaction")
@@ -26,13 +30,15 @@ func (t *tx) AppendEvent(e *store.Event) error {
 	return nil
 }
 
-// insertEvents numbers and inserts the buffered events under the outbox lock.
-// It runs right before COMMIT, so the lock is held as briefly as it can be.
-func (t *tx) insertEvents() error {
+// queueEvents adds the insert of the buffered events to b, the last batch
+// before COMMIT. The events stay unnumbered (invisible to NextEvent) until
+// numberEvents runs after the commit; with Options.UnorderedEvents they are
+// numbered right away instead.
+func (t *tx) queueEvents(b *pgx.Batch) error {
 	if len(t.events) == 0 {
 		return nil
 	}
-	var ids, tenants, kinds []string
+	var tenants, kinds []string
 	var created []int64
 	var docs [][]byte
 	for _, e := range t.events {
@@ -40,41 +46,99 @@ func (t *tx) insertEvents() error {
 		if err != nil {
 			return err
 		}
-		ids, tenants, kinds = append(ids, e.ID), append(tenants, e.TenantID), append(kinds, string(e.Kind))
+		tenants, kinds = append(tenants, e.TenantID), append(kinds, string(e.Kind))
 		created, docs = append(created, e.CreatedAt.UnixNano()), append(docs, doc)
 	}
-	if _, err := t.ptx.Exec(t.ctx, "SELECT pg_advisory_xact_lock($1)", outboxLock); err != nil {
-		return t.note(errors.Wrap(err, "taking the outbox lock"))
+	seq := "NULL::bigint"
+	if t.s.opts.UnorderedEvents {
+		seq = "nextval('events_seq')"
 	}
-	// The doc is stored without its number (the record's seq is the column):
-	// the number is only known once the row is inserted.
-	rows, err := t.ptx.Query(t.ctx, `INSERT INTO events (seq, tenant_id, kind, created_ns, doc)
-		SELECT nextval('events_seq'), u.tenant_id, u.kind, u.created_ns, u.doc
+	// The doc is stored with seq 0: the number lives in its column.
+	b.Queue(`INSERT INTO events (seq, tenant_id, kind, created_ns, doc)
+		SELECT `+seq+`, u.tenant_id, u.kind, u.created_ns, u.doc
 		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::json[]) WITH ORDINALITY AS u(tenant_id, kind, created_ns, doc, n)
 		ORDER BY u.n
-		RETURNING seq`, tenants, kinds, created, docs)
+		RETURNING pending_id, seq`, tenants, kinds, created, docs).Query(t.insertedEvents)
+	return nil
+}
+
+// insertedEvents keeps the pending ids (and, unordered, the numbers) the
+// insert returned, in the order the events were appended.
+func (t *tx) insertedEvents(rows pgx.Rows) error {
+	type inserted struct {
+		PendingID int64
+		Seq       *int64
+	}
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByPos[inserted])
 	if err != nil {
-		return t.note(errors.Wrap(err, "appending events"))
+		return errors.Wrap(err, "appending events")
 	}
-	defer rows.Close()
-	var seqs []int64
-	for rows.Next() {
-		var seq int64
-		if err := rows.Scan(&seq); err != nil {
-			return errors.WithStack(err)
+	if len(list) != len(t.events) {
+		return errors.AssertionFailedf("%d events inserted, %d returned", len(t.events), len(list))
+	}
+	// Identity values are taken in insertion order, which is append order.
+	slices.SortFunc(list, func(a, b inserted) int { return cmp.Compare(a.PendingID, b.PendingID) })
+	t.pendingIDs = make([]int64, len(list))
+	for i, r := range list {
+		t.pendingIDs[i] = r.PendingID
+		if r.Seq != nil {
+			t.events[i].Seq = *r.Seq
 		}
-		seqs = append(seqs, seq)
-	}
-	if err := rows.Err(); err != nil {
-		return t.note(errors.Wrap(err, "appending events"))
-	}
-	// nextval ran in array order, so sorted numbers belong to the events in
-	// the order they were appended.
-	slices.Sort(seqs)
-	for i, e := range t.events {
-		e.Seq = seqs[i]
 	}
 	return nil
+}
+
+// numberingSQL numbers every committed event that has no number yet, in the
+// order they were inserted. It runs holding outboxLock, so passes take turns
+// and a pass numbers above everything numbered before it; it sees only
+// committed events, so an event that commits later is numbered later, above
+// every number a reader may already have seen. (The volatile nextval keeps
+// the sorted subquery from being flattened, so numbers follow its order.)
+const numberingSQL = `UPDATE events e SET seq = n.seq
+	FROM (SELECT p.pending_id, nextval('events_seq') AS seq
+	      FROM (SELECT pending_id FROM events WHERE seq IS NULL ORDER BY pending_id) p) n
+	WHERE e.pending_id = n.pending_id`
+
+// numberEvents runs a numbering pass after t committed and sets the numbers
+// of t's events. The pass commits asynchronously (no WAL flush while holding
+// the lock): if the server crashes before its commit reaches the disk, the
+// numbering is lost with everything that could have depended on it (any
+// later durable commit flushes the WAL up to itself), and the events are
+// numbered again. A pass that fails leaves the events to the next one, of
+// any writer or of PruneEvents; the write itself is committed either way.
+func (s *Store) numberEvents(ctx context.Context, t *tx) {
+	if len(t.pendingIDs) == 0 || s.opts.UnorderedEvents {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	// One round trip: the whole transaction is one pipelined batch.
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue("SET LOCAL synchronous_commit = off")
+	b.Queue("SELECT pg_advisory_xact_lock($1)", outboxLock)
+	b.Queue(numberingSQL)
+	b.Queue(`SELECT pending_id, seq FROM events WHERE pending_id = ANY($1)`, t.pendingIDs).Query(func(rows pgx.Rows) error {
+		numbers := map[int64]int64{}
+		for rows.Next() {
+			var id, seq int64
+			if err := rows.Scan(&id, &seq); err != nil {
+				return errors.WithStack(err)
+			}
+			numbers[id] = seq
+		}
+		for i, id := range t.pendingIDs {
+			t.events[i].Seq = numbers[id]
+		}
+		return errors.WithStack(rows.Err())
+	})
+	b.Queue("COMMIT")
+	// A connection left inside the transaction by a failure is closed, not
+	// reused, by the pool.
+	err := s.pool.SendBatch(ctx, b).Close()
+	if err != nil {
+		s.log.WarnContext(ctx, "numbering events failed; the next pass numbers them", "error", err)
+	}
 }
 
 func (t *tx) NextEvent(tenantID string, kinds []connect.EventKind, after int64) (*store.Event, error) {
@@ -110,6 +174,14 @@ func (t *tx) PruneEvents(cutoff time.Time, limit int) (int, error) {
 	if limit <= 0 {
 		return 0, nil
 	}
+	// Events left unnumbered by a writer that died between its commit and
+	// its numbering pass are numbered here at the latest.
+	if _, err := t.exec(`SELECT pg_advisory_xact_lock($1)`, outboxLock); err != nil {
+		return 0, err
+	}
+	if _, err := t.exec(numberingSQL); err != nil {
+		return 0, err
+	}
 	subs, err := t.Subscriptions("")
 	if err != nil {
 		return 0, err
@@ -138,7 +210,7 @@ func (t *tx) PruneEvents(cutoff time.Time, limit int) (int, error) {
 		SELECT e.seq FROM events e
 		LEFT JOIN unnest($1::text[], $2::text[], $3::bigint[]) AS m(tenant_id, kind, mark)
 		  ON m.tenant_id = e.tenant_id AND m.kind = e.kind
-		WHERE e.created_ns < $4 AND (m.mark IS NULL OR e.seq <= m.mark)
+		WHERE e.seq IS NOT NULL AND e.created_ns < $4 AND (m.mark IS NULL OR e.seq <= m.mark)
 		  AND NOT EXISTS (SELECT 1 FROM events r
 			WHERE r.tenant_id = e.tenant_id AND r.kind = e.kind AND r.seq < e.seq AND r.created_ns >= $4)
 		ORDER BY e.seq LIMIT $5

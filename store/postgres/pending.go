@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"maps"
+	mrand "math/rand/v2"
 	"slices"
 
 	"github.com/cockroachdb/errors"
@@ -72,13 +73,45 @@ func jobCountKeys(tenant, status, source string) []jobCountKey {
 	}
 }
 
-// flush sends the buffered writes in one batch.
+// copyThreshold is the number of new targets from which COPY beats an
+// INSERT from unnest in the batch, despite its round trip of its own.
+const copyThreshold = 100
+
+// counterSlots is how many rows a counter is striped over (see the
+// migrations): concurrent writers rarely wait for each other's row.
+const counterSlots = 16
+
+// counterSlot picks the row of each striped counter a transaction adds to:
+// one for the whole transaction, so two transactions cannot lock each
+// other's rows in opposite orders.
+func counterSlot() int16 { return int16(mrand.IntN(counterSlots)) }
+
+// flush sends the buffered writes in one batch (and many new targets with
+// COPY before it).
 func (t *tx) flush() error {
-	p := &t.pending
-	if p.empty() {
+	if t.pending.empty() {
 		return nil
 	}
+	if err := t.copyTargets(); err != nil {
+		return err
+	}
 	b := &pgx.Batch{}
+	t.queuePending(b)
+	return t.send(b)
+}
+
+// send sends a batch and waits for all of it.
+func (t *tx) send(b *pgx.Batch) error {
+	if b.Len() == 0 {
+		return nil
+	}
+	err := t.ptx.SendBatch(t.ctx, b).Close()
+	return t.note(errors.Wrap(err, "writing targets, jobs and events"))
+}
+
+// queuePending moves the buffered writes into b as set-based statements.
+func (t *tx) queuePending(b *pgx.Batch) {
+	p := &t.pending
 	if r := p.targets; len(r.ids) > 0 {
 		b.Queue(`INSERT INTO targets (id, tenant_id, source_system, external_id, doc)
 			SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::json[])`,
@@ -92,17 +125,30 @@ func (t *tx) flush() error {
 		b.Queue(`INSERT INTO jobs (id, tenant_id, status_key, source_key, doc, items, created_ns)
 			SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::json[], $6::json[], $7::bigint[])`,
 			j.ids, j.tenants, j.statusKeys, j.sourceKeys, j.docs, j.items, j.createdNs)
-		queueJobCounts(b, p.jobCounts)
+		queueJobCounts(b, p.jobCounts, t.slot)
 	}
 	*p = pending{}
-	err := t.ptx.SendBatch(t.ctx, b).Close()
-	return t.note(errors.Wrap(err, "writing targets and jobs"))
+}
+
+// copyTargets sends the new targets with COPY when there are many.
+func (t *tx) copyTargets() error {
+	r := &t.pending.targets
+	if len(r.ids) < copyThreshold {
+		return nil
+	}
+	rows := make([][]any, len(r.ids))
+	for i := range r.ids {
+		rows[i] = []any{r.ids[i], r.tenants[i], r.sources[i], r.externalIDs[i], r.docs[i]}
+	}
+	*r = targetRows{}
+	_, err := t.ptx.CopyFrom(t.ctx, pgx.Identifier{"targets"}, []string{"id", "tenant_id", "source_system", "external_id", "doc"}, pgx.CopyFromRows(rows))
+	return t.note(errors.Wrap(err, "writing targets"))
 }
 
 // queueJobCounts adds counts (negative for deleted jobs) to the list totals.
 // Rows are upserted in key order, so concurrent transactions lock them in the
 // same order.
-func queueJobCounts(b *pgx.Batch, counts map[jobCountKey]int64) {
+func queueJobCounts(b *pgx.Batch, counts map[jobCountKey]int64, slot int16) {
 	keys := slices.Collect(maps.Keys(counts))
 	slices.SortFunc(keys, func(a, b jobCountKey) int {
 		if a.tenant+"\x00"+a.filter+"\x00"+a.status+"\x00"+a.source < b.tenant+"\x00"+b.filter+"\x00"+b.status+"\x00"+b.source {
@@ -116,8 +162,9 @@ func queueJobCounts(b *pgx.Batch, counts map[jobCountKey]int64) {
 		tenants, filters, statuses, sources = append(tenants, k.tenant), append(filters, k.filter), append(statuses, k.status), append(sources, k.source)
 		ns = append(ns, counts[k])
 	}
-	b.Queue(`INSERT INTO job_counts AS c (tenant_id, filter, status_key, source_key, n)
-		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
-		ON CONFLICT (tenant_id, filter, status_key, source_key) DO UPDATE SET n = c.n + EXCLUDED.n`,
-		tenants, filters, statuses, sources, ns)
+	b.Queue(`INSERT INTO job_counts AS c (tenant_id, filter, status_key, source_key, slot, n)
+		SELECT u.tenant_id, u.filter, u.status_key, u.source_key, $6, u.n
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[]) AS u(tenant_id, filter, status_key, source_key, n)
+		ON CONFLICT (tenant_id, filter, status_key, source_key, slot) DO UPDATE SET n = c.n + EXCLUDED.n`,
+		tenants, filters, statuses, sources, ns, slot)
 }

@@ -1,32 +1,44 @@
 // Package postgres implements store.Store on PostgreSQL 14 or newer (pgx v5),
 // so that any number of connectd processes can serve one database as one
-// service.
+// service. (CockroachDB and YugabyteDB speak the protocol but are not tested.)
 //
 // # Connecting
 //
-// Open takes a PostgreSQL URL (postgres://user:password@host:5432/db?sslmode=verify-full,
-// or any form pgx accepts, including host=/path/to/socket/dir) and applies the
-// schema migrations embedded in this package first. They run under an
-// advisory lock (jackc/tern), so replicas starting together migrate once, and a
-// binary never runs on a schema newer than it knows. Migrate applies them
-// without opening a store (connectd migrate).
+// Open takes a PostgreSQL URL, such as
+//
+//	postgres://connect:secret@db.example.com:5432/connect?sslmode=verify-full
+//	postgres://postgres@/connect?host=/run/postgresql (a unix socket directory)
+//
+// or any other form pgx accepts (pool_max_conns and the other pgxpool
+// parameters included; Options.MaxConns wins over pool_max_conns). Open
+// applies the schema migrations embedded in this package first
+// (migrations/*.sql, jackc/tern, version in the table connect_schema_version).
+// tern holds an advisory lock while it migrates, so replicas that start
+// together migrate once, and a binary refuses a schema newer than it knows.
+// Migrate applies them without opening a store (connectd migrate). The
+// database's search_path decides the schema the tables live in.
 //
 // # Records
 //
 // Every record is one row: the columns the contract looks it up, orders or
-// filters by, and the record itself as json (never jsonb, so payloads come
-// back byte for byte). Text keys use COLLATE "C": lists ordered by a string
-// are in byte order, as the contract says, whatever the database's locale.
+// filters by, and the record itself as json, encoded exactly as store/bolt
+// encodes it. json, never jsonb, so payloads (event data, idempotent results,
+// appointment metadata) come back byte for byte. Text keys use COLLATE "C":
+// lists ordered by a string are in byte order, as the contract says,
+// whatever the database's locale. Strings stored in key columns cannot
+// contain NUL characters (PostgreSQL text cannot hold them); such a write
+// fails with an internal error instead of being stored.
 //
 // # Isolation
 //
 // View runs in a REPEATABLE READ, READ ONLY transaction: one consistent
 // snapshot. Update runs in READ COMMITTED with explicit locks wherever a read
 // decides a write:
-//   - every point read by key or id (Target, Client, Customer, Job,
-//     IdempotencyRecord, Subscription, AppointmentRequest, ...) reads with
-//     FOR UPDATE, so the record cannot change under the transaction until it
-//     commits;
+//   - every point read by key or id (Target, TargetByExternalID,
+//     TargetsByExternalID, Client, Customer*, Location*, Contact*, Job,
+//     IdempotencyRecord, Subscription, AppointmentRequest, Profile, Employee,
+//     RouteSuggestion, MappingSettings) reads with FOR UPDATE, so the record
+//     cannot change under the transaction until it commits;
 //   - lookups that may find nothing and are then followed by a create
 //     (IdempotencyRecord, CustomerByExternalID, CustomersByNumber,
 //     LocationByExternalID, LocationsByAddress, ContactByExternalID,
@@ -34,36 +46,49 @@
 //     advisory lock on what they look up, so two transactions cannot both
 //     find nothing and both create;
 //   - target identities are not advisory-locked (a batch has up to 1,000):
-//     two imports creating the same new target collide on its unique index.
+//     two imports creating the same new target collide on its unique index,
+//     and the loser runs again.
 //
 // Update retries its function in a new transaction, up to 10 times with
-// jittered backoff, when the transaction meets a serialization failure
-// (40001), a deadlock (40P01) or a unique violation (23505, a concurrent
-// create of the same key): fn may run more than once and must not have effects
-// outside the transaction. Uniqueness is still checked before writing, so the
-// contract's errors (TargetAlreadyExists, InvalidRequest) are the same as
-// bolt's; 23505 only comes from races and never reaches the caller unless the
-// retries run out.
+// jittered exponential backoff (2ms to 200ms), when the transaction meets a
+// serialization failure (40001), a deadlock (40P01) or a unique violation
+// (23505, a concurrent create of the same key), whatever fn made of the error:
+// fn may run more than once and must not have effects outside the
+// transaction. Uniqueness is still checked before writing, so the contract's
+// errors (TargetAlreadyExists, InvalidRequest) are the same as bolt's; a 23505
+// comes only from races and reaches the caller only when the retries run out.
+// Context errors are returned as they are, never retried.
 //
 // # Round trips
 //
 // Target and job writes are buffered in the transaction and sent as set-based
-// statements (INSERT ... SELECT FROM unnest, UPDATE ... FROM unnest) in one
-// pipelined batch before the next read and at commit. Targets found by
-// TargetsByExternalID (and created or updated) are remembered by the
-// transaction, so an importer that looks a batch up at once makes no round
-// trip per item. Target ids come from a sequence in blocks of 1000 handed out
-// in memory; job and subscription ids come from sequences one by one, so they
-// increase across replicas.
+// statements (COPY for 100 new targets or more, else INSERT ... SELECT FROM
+// unnest; UPDATE ... FROM unnest) in one pipelined batch before the next read
+// and at commit. Targets found by TargetsByExternalID (and created or updated)
+// are remembered by the transaction, so an import of a batch makes a fixed
+// number of round trips whatever its size. Target ids come from a sequence in
+// blocks of 1000 handed out in memory; jobs, subscriptions and the other
+// records take their ids from sequences one by one, so job ids increase across
+// replicas. The totals of job lists and customer lists are counters striped
+// over 16 rows (each transaction adds to one row picked at random), so that
+// concurrent imports of one tenant do not queue for one row lock, and a list's
+// total costs the same at 1,000 jobs as at 100,000.
 //
 // # Outbox order
 //
-// Events appended in a transaction are inserted at commit, after taking a
-// transaction-level advisory lock that every event-writing commit takes, and
-// numbered from a sequence while holding it. Numbers therefore follow commit
-// order: a reader that has seen event n never later finds an event below n.
-// The price is that commits that append events serialize for the time of one
-// INSERT and the COMMIT.
+// Events appended in a transaction are inserted with its last batch but
+// without a number, which NextEvent does not see. Right after the commit,
+// Update runs a numbering pass: a short transaction that takes an advisory
+// lock and numbers, from a sequence, every committed event still without a
+// number. Passes take turns and see only committed events, so numbers follow
+// commit order: a reader that has seen event n never later finds an event
+// below n. The pass commits asynchronously (without waiting for the WAL
+// flush): losing it in a crash loses nothing that depended on it, since any
+// later durable commit flushes it first, and its events are numbered again.
+// So the lock is never held across a disk flush, and writers' own commits
+// still share their flushes. A writer that dies between its commit and its
+// pass leaves its events to the next pass of any writer, or of PruneEvents.
+// Options.UnorderedEvents numbers at insert instead, to measure the cost.
 //
 // # Work across processes
 //
@@ -72,7 +97,14 @@
 // deletions (PurgeIdempotencyRecords, PruneEvents) pick their rows with
 // FOR UPDATE SKIP LOCKED, so replicas running them at once never wait for
 // each other. RateLimiter is a GCRA bucket shared by all replicas, one
-// function call per request.
+// function call (one round trip) per request.
+//
+// # Pool
+//
+// Each transaction holds one connection of the pool for its duration;
+// Options.MaxConns sizes the pool (pgxpool's default is the larger of 4 and
+// the number of CPUs). Replicas times MaxConns must stay below the server's
+// max_connections.
 package postgres
 
 import (
@@ -116,12 +148,18 @@ type Options struct {
 	// Logger receives retries and other events worth a line. Default
 	// slog.Default().
 	Logger *slog.Logger
+	// UnorderedEvents numbers events when they are inserted instead of after
+	// their commit, so numbers no longer follow commit order and a
+	// subscription can skip an event. It exists to measure what the order
+	// costs; do not use it otherwise.
+	UnorderedEvents bool
 }
 
 // Store is a store.Store on a PostgreSQL database.
 type Store struct {
 	pool      *pgxpool.Pool
 	log       *slog.Logger
+	opts      Options
 	targetIDs idBlock
 
 	mu     sync.RWMutex
@@ -155,16 +193,17 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 		return nil, errors.Wrap(err, "connecting to the database")
 	}
 	// targets_id_seq increments by 1000 (see the migrations).
-	return &Store{pool: pool, log: o.Logger, targetIDs: idBlock{sequence: "targets_id_seq", size: 1000}}, nil
+	return &Store{pool: pool, log: o.Logger, opts: o, targetIDs: idBlock{sequence: "targets_id_seq", size: 1000}}, nil
 }
 
 // Migrate applies the pending schema migrations to the database at url.
 func Migrate(ctx context.Context, url string) error {
-	cfg, err := pgx.ParseConfig(url)
+	// pgxpool's parser also accepts (and drops) the pool's own parameters.
+	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return errors.Wrap(err, "parsing the database URL")
 	}
-	return migrateConfig(ctx, cfg)
+	return migrateConfig(ctx, cfg.ConnConfig)
 }
 
 func migrateConfig(ctx context.Context, cfg *pgx.ConnConfig) error {
@@ -250,7 +289,11 @@ func (s *Store) updateOnce(ctx context.Context, fn func(store.Tx) error) error {
 	if err != nil {
 		return err
 	}
-	return t.commit()
+	if err := t.commit(); err != nil {
+		return err
+	}
+	s.numberEvents(ctx, t)
+	return nil
 }
 
 // usable refuses a cancelled context and a closed store.

@@ -65,25 +65,18 @@ func identityOf(t *store.Target) targetIdentity {
 
 func (t *tx) TargetByExternalID(tenantID, sourceSystem, externalID string) (*store.Target, error) {
 	id := targetIdentity{tenantID, sourceSystem, externalID}
-	target, known := t.targets[id]
-	if !known {
-		var err error
-		target, err = one[store.Target](t, `SELECT doc FROM targets WHERE tenant_id = $1 AND source_system = $2 AND external_id = $3`+t.forUpdate(),
+	if _, known := t.targets[id]; !known {
+		rows, err := t.query(`SELECT doc FROM targets WHERE tenant_id = $1 AND source_system = $2 AND external_id = $3`+t.forUpdate(),
 			tenantID, sourceSystem, externalID)
-		if err != nil && !errors.Is(err, connect.ErrNotFound) {
+		if err != nil {
 			return nil, err
 		}
 		t.targets[id] = nil
-		if target != nil {
-			t.remember(target)
+		if err := t.rememberRows(rows, nil); err != nil {
+			return nil, err
 		}
 	}
-	target = t.targets[id]
-	if target == nil {
-		return nil, connect.ErrNotFound
-	}
-	copied := *target
-	return &copied, nil
+	return decodeTarget(t.targets[id])
 }
 
 func (t *tx) TargetsByExternalID(tenantID string, keys []store.TargetKey) (map[store.TargetKey]*store.Target, error) {
@@ -95,7 +88,7 @@ func (t *tx) TargetsByExternalID(tenantID string, keys []store.TargetKey) (map[s
 		}
 	}
 	if len(sources) > 0 {
-		list, err := all[store.Target](t, `SELECT t.doc FROM targets t
+		rows, err := t.query(`SELECT t.doc FROM targets t
 			JOIN unnest($2::text[], $3::text[]) AS k(source_system, external_id)
 			  ON t.tenant_id = $1 AND t.source_system = k.source_system AND t.external_id = k.external_id`+t.forUpdate(),
 			tenantID, sources, externalIDs)
@@ -105,17 +98,60 @@ func (t *tx) TargetsByExternalID(tenantID string, keys []store.TargetKey) (map[s
 		for i := range sources {
 			t.targets[targetIdentity{tenantID, sources[i], externalIDs[i]}] = nil
 		}
-		for i := range list {
-			t.remember(&list[i])
+		// Targets just read are decoded once, straight into the answer.
+		err = t.rememberRows(rows, func(target *store.Target) {
+			found[store.TargetKey{SourceSystem: target.SourceSystem, ExternalID: target.ExternalID}] = target
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	for _, k := range keys {
-		if target := t.targets[targetIdentity{tenantID, k.SourceSystem, k.ExternalID}]; target != nil {
-			copied := *target
-			found[k] = &copied
+		doc := t.targets[targetIdentity{tenantID, k.SourceSystem, k.ExternalID}]
+		if _, done := found[k]; done || doc == nil {
+			continue
 		}
+		target, err := decodeTarget(doc)
+		if err != nil {
+			return nil, err
+		}
+		found[k] = target
 	}
 	return found, nil
+}
+
+// rememberRows keeps the targets of rows (their doc column) and hands each,
+// decoded, to use (when not nil).
+func (t *tx) rememberRows(rows pgx.Rows, use func(*store.Target)) error {
+	defer rows.Close()
+	for rows.Next() {
+		var doc []byte
+		if err := rows.Scan(&doc); err != nil {
+			return errors.WithStack(err)
+		}
+		target, err := decodeTarget(doc)
+		if err != nil {
+			return err
+		}
+		t.remember(target, doc)
+		if use != nil {
+			use(target)
+		}
+	}
+	return t.note(errors.WithStack(rows.Err()))
+}
+
+// decodeTarget decodes a target's doc; a nil doc is a target known not to
+// exist.
+func decodeTarget(doc []byte) (*store.Target, error) {
+	if doc == nil {
+		return nil, connect.ErrNotFound
+	}
+	var target store.Target
+	if err := json.Unmarshal(doc, &target); err != nil {
+		return nil, errors.Wrap(err, "decoding a target")
+	}
+	return &target, nil
 }
 
 func (t *tx) Target(tenantID string, id int64) (*store.Target, error) {
@@ -138,16 +174,16 @@ func (t *tx) CreateTarget(target *store.Target) error {
 		return err
 	}
 	t.pending.targets.add(id, target.TenantID, target.SourceSystem, target.ExternalID, doc)
-	t.remember(target)
+	t.remember(target, doc)
 	return nil
 }
 
 func (t *tx) UpdateTarget(target *store.Target) error {
-	old, err := t.knownTarget(target.ID)
+	identity, err := t.identityOfID(target.ID)
 	if err != nil {
 		return err
 	}
-	if identityOf(old) != identityOf(target) {
+	if identity != identityOf(target) {
 		return errors.AssertionFailedf("target %d: identity cannot change", target.ID)
 	}
 	doc, err := encode(target, compact)
@@ -157,32 +193,33 @@ func (t *tx) UpdateTarget(target *store.Target) error {
 	if !t.pending.targets.replace(target.ID, doc) && !t.pending.updates.replace(target.ID, doc) {
 		t.pending.updates.add(target.ID, "", "", "", doc)
 	}
-	t.remember(target)
+	t.remember(target, doc)
 	return nil
 }
 
-// knownTarget returns the stored (or buffered) target with id, from memory
-// when this transaction read or wrote it.
-func (t *tx) knownTarget(id int64) (*store.Target, error) {
+// identityOfID returns the identity of the stored (or buffered) target with
+// id, from memory when this transaction read or wrote it.
+func (t *tx) identityOfID(id int64) (targetIdentity, error) {
 	if identity, ok := t.targetIDs[id]; ok {
-		return t.targets[identity], nil
+		return identity, nil
 	}
-	var data []byte
+	var identity targetIdentity
 	if err := t.flush(); err != nil {
-		return nil, err
+		return identity, err
 	}
-	err := t.ptx.QueryRow(t.ctx, `SELECT doc FROM targets WHERE id = $1`+t.forUpdate(), id).Scan(&data)
+	err := t.ptx.QueryRow(t.ctx, `SELECT tenant_id, source_system, external_id FROM targets WHERE id = $1`+t.forUpdate(), id).
+		Scan(&identity.tenant, &identity.source, &identity.externalID)
 	if err != nil {
-		return nil, notFoundOr(t, err)
+		return identity, notFoundOr(t, err)
 	}
-	var old store.Target
-	return &old, errors.Wrap(json.Unmarshal(data, &old), "decoding a target")
+	return identity, nil
 }
 
-// remember keeps a copy of a target this transaction read or wrote.
-func (t *tx) remember(target *store.Target) {
-	copied := *target
-	t.targets[identityOf(target)] = &copied
+// remember keeps the doc of a target this transaction read or wrote. Keeping
+// the encoded record, not the value, means no caller can change what a later
+// lookup returns.
+func (t *tx) remember(target *store.Target, doc []byte) {
+	t.targets[identityOf(target)] = doc
 	t.targetIDs[target.ID] = identityOf(target)
 }
 
@@ -296,7 +333,7 @@ func (t *tx) DeleteJobsCreatedBefore(cutoff time.Time, limit int) (int, error) {
 		return 0, t.note(errors.Wrap(err, "deleting jobs"))
 	}
 	b := &pgx.Batch{}
-	queueJobCounts(b, counts)
+	queueJobCounts(b, counts, t.slot)
 	err = t.ptx.SendBatch(t.ctx, b).Close()
 	return deleted, t.note(errors.Wrap(err, "counting deleted jobs"))
 }

@@ -28,19 +28,24 @@ type tx struct {
 	// violation the transaction met: Update then runs fn again.
 	conflict error
 	pending  pending
-	// events are appended at commit (see insertEvents).
-	events []*store.Event
-	// targets remembers the targets of identities this transaction looked up
-	// or wrote (nil: known not to exist), so the importer's lookups of a batch
-	// cost one statement. Rows read in Update are locked, so they stay valid.
-	targets   map[targetIdentity]*store.Target
+	// slot is the row of striped counters this transaction adds to.
+	slot int16
+	// events are inserted at commit and numbered after it (see outbox.go);
+	// pendingIDs are their rows.
+	events     []*store.Event
+	pendingIDs []int64
+	// targets remembers the records (docs) of target identities this
+	// transaction looked up or wrote (nil: known not to exist), so the
+	// importer's lookups of a batch cost one statement. Rows read in Update
+	// are locked, so they stay valid.
+	targets   map[targetIdentity][]byte
 	targetIDs map[int64]targetIdentity
 }
 
 var _ store.Tx = (*tx)(nil)
 
 func newTx(ctx context.Context, s *Store, ptx pgx.Tx, write bool) *tx {
-	return &tx{ctx: ctx, s: s, ptx: ptx, write: write, targets: map[targetIdentity]*store.Target{}, targetIDs: map[int64]targetIdentity{}}
+	return &tx{ctx: ctx, s: s, ptx: ptx, write: write, slot: counterSlot(), targets: map[targetIdentity][]byte{}, targetIDs: map[int64]targetIdentity{}}
 }
 
 // forUpdate is the locking clause of point reads: in Update a record read
@@ -175,12 +180,18 @@ func (t *tx) nextID(sequence string) (int64, error) {
 	return id, t.note(errors.Wrapf(err, "allocating an id from %s", sequence))
 }
 
-// commit sends the buffered writes and the events, then commits.
+// commit sends the buffered writes and the events in one batch, then
+// commits.
 func (t *tx) commit() error {
-	if err := t.flush(); err != nil {
+	if err := t.copyTargets(); err != nil {
 		return err
 	}
-	if err := t.insertEvents(); err != nil {
+	b := &pgx.Batch{}
+	t.queuePending(b)
+	if err := t.queueEvents(b); err != nil {
+		return err
+	}
+	if err := t.send(b); err != nil {
 		return err
 	}
 	return t.note(errors.Wrap(t.ptx.Commit(t.ctx), "committing"))

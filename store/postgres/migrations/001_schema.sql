@@ -43,15 +43,18 @@ CREATE INDEX jobs_by_source ON jobs (tenant_id, source_key, id DESC);
 CREATE INDEX jobs_by_status_source ON jobs (tenant_id, status_key, source_key, id DESC);
 
 -- job_counts keeps the total of every job list filter, so a list's total is
--- one row read whatever the number of jobs. filter is 'all', 'status',
--- 'source' or 'status+source'; the keys it does not use are ''.
+-- a few rows read whatever the number of jobs. filter is 'all', 'status',
+-- 'source' or 'status+source'; the keys it does not use are ''. Each total
+-- is striped over up to 16 rows (slot), each transaction adding to a random
+-- one, so concurrent imports of one tenant do not queue for one row lock.
 CREATE TABLE job_counts (
     tenant_id  text COLLATE "C" NOT NULL,
     filter     text COLLATE "C" NOT NULL,
     status_key text COLLATE "C" NOT NULL,
     source_key text COLLATE "C" NOT NULL,
+    slot       smallint NOT NULL,
     n          bigint NOT NULL,
-    PRIMARY KEY (tenant_id, filter, status_key, source_key)
+    PRIMARY KEY (tenant_id, filter, status_key, source_key, slot)
 );
 
 -- expires_ns is the record's expiry (IdempotencyRecord.Expiry) in Unix
@@ -66,18 +69,22 @@ CREATE TABLE idempotency_records (
 );
 CREATE INDEX idempotency_records_by_expiry ON idempotency_records (expires_ns);
 
--- Event numbers are taken at commit under an advisory lock (see outbox.go),
--- so they follow commit order.
+-- Events are inserted without a number (seq NULL) and numbered after their
+-- transaction committed, by a short transaction holding an advisory lock
+-- (see outbox.go), so numbers follow commit order. pending_id is only the
+-- order in which waiting events are numbered.
 CREATE SEQUENCE events_seq;
 
 CREATE TABLE events (
-    seq        bigint PRIMARY KEY,
+    pending_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    seq        bigint UNIQUE,
     tenant_id  text COLLATE "C" NOT NULL,
     kind       text COLLATE "C" NOT NULL,
     created_ns bigint NOT NULL,
     doc        json NOT NULL
 );
 CREATE INDEX events_by_kind ON events (tenant_id, kind, seq);
+CREATE INDEX events_unnumbered ON events (pending_id) WHERE seq IS NULL;
 
 CREATE SEQUENCE subscriptions_id_seq;
 
@@ -110,9 +117,12 @@ CREATE TABLE customers (
 CREATE INDEX customers_by_tenant ON customers (tenant_id, id);
 CREATE INDEX customers_by_number ON customers (tenant_id, customer_number, id);
 
+-- customer_counts is striped like job_counts.
 CREATE TABLE customer_counts (
-    tenant_id text COLLATE "C" PRIMARY KEY,
-    n         bigint NOT NULL
+    tenant_id text COLLATE "C" NOT NULL,
+    slot      smallint NOT NULL,
+    n         bigint NOT NULL,
+    PRIMARY KEY (tenant_id, slot)
 );
 
 CREATE SEQUENCE customer_locations_id_seq;

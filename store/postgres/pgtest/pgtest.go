@@ -299,14 +299,27 @@ func (c *cluster) leave() {
 	c.users.Close()
 }
 
+// ensureRunning starts the cluster unless it runs. A data directory that
+// does not start (another PostgreSQL version, or damaged: it runs without
+// fsync) is made anew once; nobody uses a cluster that is not running.
 func (c *cluster) ensureRunning() error {
+	if c.run("pg_ctl", "status", "-D", c.data()) == nil {
+		return nil
+	}
+	err := c.start()
+	if err != nil {
+		if err = c.initdb(); err == nil {
+			err = c.start()
+		}
+	}
+	return err
+}
+
+func (c *cluster) start() error {
 	if _, err := os.Stat(filepath.Join(c.data(), "PG_VERSION")); err != nil {
 		if err := c.initdb(); err != nil {
 			return err
 		}
-	}
-	if c.run("pg_ctl", "status", "-D", c.data()) == nil {
-		return nil
 	}
 	log := filepath.Join(c.data(), "server.log") // the postgres user can write there
 	opts := "-k " + c.socket() + " -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
