@@ -231,14 +231,7 @@ func write[T any](ctx context.Context, s *Service, caller connect.Caller, key, o
 		return store.Outcome[T]{}, err
 	}
 	defer claim.Release()
-	if claim.Stored() {
-		return claim.Replay()
-	}
-	fn, err := prepare()
-	if err != nil {
-		return claim.Fail(ctx, err)
-	}
-	return claim.Commit(ctx, fn)
+	return claim.Run(ctx, prepare)
 }
 
 // encodeBody is the JSON of a request given as a Go value, for its

@@ -27,10 +27,11 @@ import (
 	"github.com/integration-connect/connect/mapping"
 	"github.com/integration-connect/connect/routesuggest"
 	"github.com/integration-connect/connect/store"
-	"github.com/integration-connect/connect/store/bolt/bolttest"
+	"github.com/integration-connect/connect/store/teststore"
 )
 
-// server is the real handler on a real bbolt file, behind a loopback listener.
+// server is the real handler on a real store (a bbolt file, or a PostgreSQL
+// schema in the package's second pass), behind a loopback listener.
 // Every request it sends and every response it gets are checked against the
 // OpenAPI document (the contract test).
 type server struct {
@@ -52,7 +53,7 @@ type server struct {
 // before New.
 func newServer(t testing.TB, adjust ...func(*httpapi.Config)) *server {
 	t.Helper()
-	return newServerOn(t, bolttest.Open(t), adjust...)
+	return newServerOn(t, teststore.Open(t), adjust...)
 }
 
 // newServerOn starts a server on db.

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/httpapi"
+	"github.com/integration-connect/connect/importer/importertest"
 )
 
 const (
@@ -191,6 +193,24 @@ func TestBodyLimitWhileReading(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 413 {
 		t.Errorf("status %d, want 413", resp.StatusCode)
+	}
+}
+
+// TestBatchReplayIsByteIdentical: the replay of a batch of 1,000 targets is
+// the original answer byte for byte, however the store keeps the result.
+func TestBatchReplayIsByteIdentical(t *testing.T) {
+	s := newServer(t)
+	key := s.key("acme", "erp", connect.ScopeTargetsBatchWrite)
+	body := string(importertest.RealisticBatch("R", 1000))
+	post := func() response {
+		return s.do(request{method: "POST", path: base + "/inbound/targets/batch", body: body, key: key, header: map[string]string{"Idempotency-Key": "batch-1"}})
+	}
+	first, replay := post(), post()
+	if first.status != 200 || replay.status != 200 || replay.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("first %d, replay %d (replayed %q); want 200 twice, the second replayed", first.status, replay.status, replay.header.Get("Idempotent-Replayed"))
+	}
+	if !bytes.Equal(first.body, replay.body) {
+		t.Errorf("the replayed body (%d bytes) differs from the original (%d bytes)", len(replay.body), len(first.body))
 	}
 }
 

@@ -137,7 +137,7 @@ func BenchmarkListJobs(b *testing.B) {
 
 // seedJobs writes n one-item jobs directly through the store, in large
 // transactions, cycling through the three job statuses.
-func seedJobs(b *testing.B, s store.Store, n int) {
+func seedJobs(b testing.TB, s store.Store, n int) {
 	statuses := []connect.JobStatus{connect.JobAccepted, connect.JobPartiallyAccepted, connect.JobRejected}
 	for start := 0; start < n; start += 10_000 {
 		err := s.Update(bg, func(tx store.Tx) error {

@@ -92,6 +92,9 @@ type TxFunc[T any] func(tx Tx) (value T, created bool, err error)
 //	if err != nil { return claim.Fail(ctx, err) } // a request error is recorded
 //	return claim.Commit(ctx, fn)                  // effects and record, one transaction
 //
+// (claim.Run takes the last three steps for a write whose preparation is one
+// function.)
+//
 // Effects and record are committed in one transaction, so a crash never
 // leaves one without the other:
 //   - same key, same fingerprint: the stored outcome is returned, nothing runs;
@@ -137,6 +140,20 @@ func ClaimWrite[T any](ctx context.Context, s Store, w Write) (*Claim[T], error)
 		return nil, err
 	}
 	return c, nil
+}
+
+// Run ends a write whose preparation is one function: the stored outcome
+// when there is one, else prepare's transaction committed (or its request
+// error recorded).
+func (c *Claim[T]) Run(ctx context.Context, prepare func() (TxFunc[T], error)) (Outcome[T], error) {
+	if c.Stored() {
+		return c.Replay()
+	}
+	fn, err := prepare()
+	if err != nil {
+		return c.Fail(ctx, err)
+	}
+	return c.Commit(ctx, fn)
 }
 
 // Release gives the key up for other requests. Call it when the write is done.

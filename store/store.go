@@ -76,7 +76,10 @@ type ClientTx interface {
 	Clients(tenantID string) ([]Client, error)
 }
 
-// TargetTx stores work targets.
+// TargetTx stores work targets. CreateTarget and UpdateTarget keep the target
+// as it is at the call (an engine may encode it later in the transaction), so
+// the caller must not change what its pointers share afterwards; it may set
+// its fields to new values and write it again.
 type TargetTx interface {
 	// TargetByExternalID returns the target of a tenant with this identity.
 	TargetByExternalID(tenantID, sourceSystem, externalID string) (*Target, error)
@@ -109,6 +112,13 @@ type JobTx interface {
 	// number of all matching jobs. Its cost does not grow with the number of jobs
 	// in the store, only with skip + take.
 	Jobs(tenantID string, f JobFilter, skip, take int) ([]connect.ImportJobSummary, int, error)
+	// DeleteJobsCreatedBefore deletes up to limit jobs of any tenant created
+	// before cutoff, oldest first, with their items, and returns how many it
+	// deleted. They leave every list and total; the targets they imported and
+	// the route suggestions made from them stay. Processes calling it at the
+	// same time never pick the same job and never wait for each other's jobs
+	// (they share only the list totals, as imports do).
+	DeleteJobsCreatedBefore(cutoff time.Time, limit int) (int, error)
 }
 
 // IdempotencyTx stores the outcomes of idempotent writes. Each record carries

@@ -48,7 +48,7 @@ func (o *optionalBool) Set(s string) error {
 func (o *optionalBool) IsBoolFlag() bool { return true }
 
 func runMappingSet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("mapping set --tenant T [--auto-create-customers=BOOL] [--auto-create-locations=BOOL] [--auto-create-contacts=BOOL] [--data DIR]", stdout, stderr)
+	a := newAdmin("mapping set --tenant T [--auto-create-customers=BOOL] [--auto-create-locations=BOOL] [--auto-create-contacts=BOOL] [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.tenant()
 	var customers, locations, contacts optionalBool
 	a.Var(&customers, "auto-create-customers", "create customers that imports do not find")
@@ -69,7 +69,7 @@ func runMappingSet(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 func runMappingShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("mapping show --tenant T [--data DIR]", stdout, stderr)
+	a := newAdmin("mapping show --tenant T [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.tenant()
 	if err := a.parse(args); err != nil {
 		return err
@@ -90,7 +90,7 @@ func printSettings(w io.Writer, tenant string, s store.MappingSettings) error {
 }
 
 func runCustomersList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("customers list --tenant T [--skip N] [--take N] [--data DIR]", stdout, stderr)
+	a := newAdmin("customers list --tenant T [--skip N] [--take N] [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.tenant()
 	skip := a.Int("skip", 0, "customers to skip")
 	take := a.Int("take", 50, "customers to list (1-200)")
@@ -115,7 +115,7 @@ func runCustomersList(ctx context.Context, args []string, stdout, stderr io.Writ
 // customerState builds the archive, block and reactivate commands.
 func customerState(verb string, change func(*mapping.Service, context.Context, string, int64) (store.Customer, error)) func(context.Context, []string, io.Writer, io.Writer) error {
 	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-		a := newAdmin("customers "+verb+" --tenant T --id N [--data DIR]", stdout, stderr)
+		a := newAdmin("customers "+verb+" --tenant T --id N [--data DIR | --database-url URL]", stdout, stderr)
 		tenant := a.tenant()
 		id := a.requiredID("id", "customer id, as listed")
 		if err := a.parse(args); err != nil {

@@ -8,7 +8,9 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/cockroachdb/errors"
@@ -230,6 +232,32 @@ func (c *choice) Set(v string) error {
 		return fmt.Errorf("want %s", strings.Join(c.allowed, ", "))
 	}
 	c.value = v
+	return nil
+}
+
+// days is a duration flag that also takes whole days ("90d"), the unit
+// retention periods are thought in; negative values are refused.
+type days struct{ value time.Duration }
+
+func (d *days) String() string {
+	if d.value > 0 && d.value%(24*time.Hour) == 0 {
+		return strconv.FormatInt(int64(d.value/(24*time.Hour)), 10) + "d"
+	}
+	return d.value.String()
+}
+
+func (d *days) Set(v string) error {
+	var err error
+	var n int
+	if before, ok := strings.CutSuffix(v, "d"); ok {
+		n, err = strconv.Atoi(before)
+		d.value = time.Duration(n) * 24 * time.Hour
+	} else {
+		d.value, err = time.ParseDuration(v)
+	}
+	if err != nil || d.value < 0 {
+		return errors.New("want a duration such as 90d, 36h or 0")
+	}
 	return nil
 }
 

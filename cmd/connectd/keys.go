@@ -21,7 +21,7 @@ var keysGroup = group{"keys", "keys create|list|revoke [flags]", []subcommand{
 // runKeysCreate creates a client and prints its key alone on the last line of
 // stdout, so scripts can take it with tail -n 1.
 func runKeysCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR]", stdout, stderr)
+	a := newAdmin("keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.tenant()
 	client := a.requiredString("client", "client id, unique within the tenant")
 	a.feeds("client", "clientId")
@@ -47,7 +47,7 @@ func runKeysCreate(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 func runKeysList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("keys list [--tenant T] [--data DIR]", stdout, stderr)
+	a := newAdmin("keys list [--tenant T] [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.String("tenant", "", "only this tenant's clients")
 	if err := a.parse(args); err != nil {
 		return err
@@ -71,7 +71,7 @@ func runKeysList(ctx context.Context, args []string, stdout, stderr io.Writer) e
 }
 
 func runKeysRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("keys revoke --tenant T --client C [--data DIR]", stdout, stderr)
+	a := newAdmin("keys revoke --tenant T --client C [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.tenant()
 	client := a.requiredString("client", "client id")
 	if err := a.parse(args); err != nil {

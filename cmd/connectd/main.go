@@ -1,27 +1,30 @@
 // Command connectd is the Integration Connect server and its admin commands.
 //
-//	connectd serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error]
-//	connectd keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR]
-//	connectd keys list [--tenant T] [--data DIR]
-//	connectd keys revoke --tenant T --client C [--data DIR]
-//	connectd mapping set --tenant T [--auto-create-customers=BOOL] [--auto-create-locations=BOOL] [--auto-create-contacts=BOOL] [--data DIR]
-//	connectd mapping show --tenant T [--data DIR]
-//	connectd customers list --tenant T [--skip N] [--take N] [--data DIR]
-//	connectd customers archive --tenant T --id N [--data DIR]
-//	connectd customers block --tenant T --id N [--data DIR]
-//	connectd customers reactivate --tenant T --id N [--data DIR]
-//	connectd profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--data DIR]
-//	connectd profiles list --tenant T [--data DIR]
-//	connectd profiles remove --tenant T --id N [--data DIR]
-//	connectd employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--profile N] [--data DIR]
-//	connectd employees list --tenant T [--data DIR]
-//	connectd employees remove --tenant T --id E [--data DIR]
-//	connectd webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--data DIR]
-//	connectd webhooks list [--tenant T] [--data DIR]
-//	connectd webhooks remove --tenant T --id N [--data DIR]
-//	connectd webhooks rotate-secret --tenant T --id N [--data DIR]
-//	connectd webhooks enable --tenant T --id N [--data DIR]
-//	connectd webhooks disable --tenant T --id N [--data DIR]
+//	connectd serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d]
+//	connectd migrate --database-url URL
+//	connectd keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR | --database-url URL]
+//	connectd keys list [--tenant T] [--data DIR | --database-url URL]
+//	connectd keys revoke --tenant T --client C [--data DIR | --database-url URL]
+//	connectd mapping set --tenant T [--auto-create-customers=BOOL] [--auto-create-locations=BOOL] [--auto-create-contacts=BOOL] [--data DIR | --database-url URL]
+//	connectd mapping show --tenant T [--data DIR | --database-url URL]
+//	connectd customers list --tenant T [--skip N] [--take N] [--data DIR | --database-url URL]
+//	connectd customers archive --tenant T --id N [--data DIR | --database-url URL]
+//	connectd customers block --tenant T --id N [--data DIR | --database-url URL]
+//	connectd customers reactivate --tenant T --id N [--data DIR | --database-url URL]
+//	connectd profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--data DIR | --database-url URL]
+//	connectd profiles list --tenant T [--data DIR | --database-url URL]
+//	connectd profiles remove --tenant T --id N [--data DIR | --database-url URL]
+//	connectd employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--profile N] [--data DIR | --database-url URL]
+//	connectd employees list --tenant T [--data DIR | --database-url URL]
+//	connectd employees remove --tenant T --id E [--data DIR | --database-url URL]
+//	connectd webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--data DIR | --database-url URL]
+//	connectd webhooks list [--tenant T] [--data DIR | --database-url URL]
+//	connectd webhooks remove --tenant T --id N [--data DIR | --database-url URL]
+//	connectd webhooks rotate-secret --tenant T --id N [--data DIR | --database-url URL]
+//	connectd webhooks enable --tenant T --id N [--data DIR | --database-url URL]
+//	connectd webhooks disable --tenant T --id N [--data DIR | --database-url URL]
+//	connectd backup --out FILE [--data DIR | --database-url URL]
+//	connectd compact --out FILE [--data DIR | --database-url URL]
 //	connectd version
 //
 // Every command takes --help. The data directory defaults to ./connect-data (or
@@ -58,12 +61,15 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "run the HTTP server", runServe, false},
+		{"migrate", "apply the PostgreSQL schema migrations (serve applies them too)", runMigrate, false},
 		{"keys", "create, list and revoke API keys (keys create|list|revoke)", keysGroup.run, true},
 		{"mapping", "show and change a tenant's customer mapping settings (mapping set|show)", mappingGroup.run, true},
 		{"customers", "list, archive, block and reactivate customer records (customers list|archive|block|reactivate)", customersGroup.run, true},
 		{"profiles", "manage the optimization profiles of route suggestions (profiles add|list|remove)", profilesGroup.run, true},
 		{"employees", "manage the employees routes are planned for (employees set|list|remove)", employeesGroup.run, true},
 		{"webhooks", "manage webhook subscriptions (webhooks add|list|remove|rotate-secret|enable|disable)", webhooksGroup.run, true},
+		{"backup", "write a consistent copy of the bbolt store, also while the server runs", runBackup, true},
+		{"compact", "write a compacted copy of the bbolt store while no server runs", runCompact, false},
 		{"version", "print the version", runVersion, false},
 	}
 }

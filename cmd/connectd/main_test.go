@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -19,7 +20,7 @@ func runCLI(t *testing.T, args ...string) (status int, stdout, stderr string) {
 }
 
 func TestCommandLine(t *testing.T) {
-	data := t.TempDir()
+	data := dataDir(t)
 	tests := []struct {
 		args       []string
 		wantStatus int
@@ -53,7 +54,7 @@ func TestCommandLine(t *testing.T) {
 }
 
 func TestKeysLifecycle(t *testing.T) {
-	data := t.TempDir()
+	data := dataDir(t)
 	status, out, errOut := runCLI(t, "keys", "create", "--tenant", "acme", "--client", "erp", "--source-system", "sap", "--scopes", "import_jobs.read,customers.map", "--data", data)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	key := lines[len(lines)-1]
@@ -79,7 +80,7 @@ func TestKeysLifecycle(t *testing.T) {
 }
 
 func TestMappingAndCustomerCommands(t *testing.T) {
-	data := t.TempDir()
+	data := dataDir(t)
 	status, out, _ := runCLI(t, "mapping", "show", "--tenant", "acme", "--data", data)
 	if status != 0 || !strings.Contains(out, "auto-create-customers=true") || !strings.Contains(out, "auto-create-contacts=true") {
 		t.Errorf("mapping show: %d\n%s", status, out)
@@ -115,7 +116,7 @@ func TestMappingAndCustomerCommands(t *testing.T) {
 // through the library, as a source system holding customers.map would.
 func importWithMapping(t *testing.T, data string) {
 	t.Helper()
-	s, err := location{dataDir: data}.open()
+	s, err := location{dataDir: data, databaseURL: os.Getenv("CONNECT_DATABASE_URL")}.open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func importWithMapping(t *testing.T, data string) {
 }
 
 func TestProfileAndEmployeeCommands(t *testing.T) {
-	data := t.TempDir()
+	data := dataDir(t)
 	steps := []struct {
 		args       []string
 		wantStatus int

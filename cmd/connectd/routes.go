@@ -32,7 +32,7 @@ func withRoutes(ctx context.Context, a *flagSet, fn func(*routesuggest.Service) 
 
 func runProfilesAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	d := routesuggest.DefaultProfile()
-	a := newAdmin("profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--data DIR]", stdout, stderr)
+	a := newAdmin("profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.tenant()
 	name := a.requiredString("name", "profile name")
 	p := store.OptimizationProfile{}
@@ -58,7 +58,7 @@ func runProfilesAdd(ctx context.Context, args []string, stdout, stderr io.Writer
 }
 
 func runProfilesList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("profiles list --tenant T [--data DIR]", stdout, stderr)
+	a := newAdmin("profiles list --tenant T [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.tenant()
 	if err := a.parse(args); err != nil {
 		return err
@@ -78,7 +78,7 @@ func runProfilesList(ctx context.Context, args []string, stdout, stderr io.Write
 }
 
 func runProfilesRemove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("profiles remove --tenant T --id N [--data DIR]", stdout, stderr)
+	a := newAdmin("profiles remove --tenant T --id N [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.tenant()
 	id := a.requiredID("id", "profile id, as listed")
 	if err := a.parse(args); err != nil {
@@ -127,7 +127,7 @@ func (s *stringFlag) String() string {
 func (s *stringFlag) Set(v string) error { s.value = &v; return nil }
 
 func runEmployeesSet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--profile N] [--data DIR]", stdout, stderr)
+	a := newAdmin("employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--profile N] [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.tenant()
 	id := a.requiredString("id", "employee id, as requests name it in employeeId")
 	var e store.Employee
@@ -158,7 +158,7 @@ func runEmployeesSet(ctx context.Context, args []string, stdout, stderr io.Write
 }
 
 func runEmployeesList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("employees list --tenant T [--data DIR]", stdout, stderr)
+	a := newAdmin("employees list --tenant T [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.tenant()
 	if err := a.parse(args); err != nil {
 		return err
@@ -179,7 +179,7 @@ func runEmployeesList(ctx context.Context, args []string, stdout, stderr io.Writ
 }
 
 func runEmployeesRemove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("employees remove --tenant T --id E [--data DIR]", stdout, stderr)
+	a := newAdmin("employees remove --tenant T --id E [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.tenant()
 	id := a.requiredString("id", "employee id")
 	if err := a.parse(args); err != nil {

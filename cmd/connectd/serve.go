@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/integration-connect/connect/importer"
 	"github.com/integration-connect/connect/routesuggest"
 	"github.com/integration-connect/connect/store"
+	"github.com/integration-connect/connect/store/postgres"
 )
 
 // Server timeouts: generous enough for a 10 MiB batch on a slow link, short
@@ -39,12 +41,14 @@ type serveOptions struct {
 	webhookRetryMin             time.Duration
 	logFormat                   choice
 	logLevel                    choice
+	jobRetention                days
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error]", stdout, stderr)
+	fs := newFlags("serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d]", stdout, stderr)
 	var o serveOptions
 	o.where.register(fs.FlagSet, "data directory holding connect.db and admin.sock, created if missing")
+	o.where.registerPool(fs.FlagSet)
 	fs.StringVar(&o.addr, "addr", envOr("CONNECT_ADDR", "127.0.0.1:8080"), "address to listen on (env CONNECT_ADDR)")
 	fs.StringVar(&o.basePath, "base-path", httpapi.DefaultBasePath, "base path of the import API")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics on this address instead of the main listener")
@@ -54,6 +58,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Var(&o.logFormat, "log-format", "log format: text or json")
 	o.logLevel = choice{value: "info", allowed: []string{"debug", "info", "warn", "error"}}
 	fs.Var(&o.logLevel, "log-level", "lowest level logged: debug, info, warn or error (429 answers are logged at debug)")
+	o.jobRetention = days{importer.DefaultJobRetention}
+	fs.Var(&o.jobRetention, "job-retention", "how long import jobs are kept, such as 90d or 36h; older ones are deleted in the background, their targets stay; 0 keeps them forever")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -95,6 +101,7 @@ type server struct {
 	admin      *adminServer
 	servers    []*http.Server
 	dispatcher *webhooks.Dispatcher
+	retention  *importer.Retention
 	addr       string
 	logger     *slog.Logger
 }
@@ -102,7 +109,7 @@ type server struct {
 // startServer opens the store, wires the services and starts listening. It
 // returns once the listeners accept connections.
 func startServer(ctx context.Context, o serveOptions, stdout io.Writer, logger *slog.Logger) (*server, error) {
-	db, err := o.where.open()
+	db, err := o.where.open(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -117,17 +124,27 @@ func startServer(ctx context.Context, o serveOptions, stdout io.Writer, logger *
 func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	clients := &store.Clients{Store: s.store}
 	imports := importer.New(importer.Config{Store: s.store})
-	handler, err := httpapi.New(httpapi.Config{
+	cfg := httpapi.Config{
 		BasePath: o.basePath, Clients: clients, Importer: imports, Jobs: imports,
 		Appointments: appointments.New(appointments.Config{Store: s.store}),
 		Routes:       routesuggest.New(routesuggest.Config{Store: s.store}), DrawRoute: routesuggest.SVG,
 		Webhooks: &webhooks.Subscriptions{Store: s.store},
 		Logger:   s.logger, MetricsElsewhere: o.metricsAddr != "", Version: version,
-	})
+	}
+	if pg, ok := s.store.(*postgres.Store); ok {
+		// Replicas share the rate limit, and a load balancer asks each
+		// whether its database answers.
+		cfg.RateLimiter = pg.RateLimiter(float64(httpapi.DefaultRateLimit), httpapi.DefaultRateBurst)
+		cfg.Ready = pg.Ping
+	}
+	handler, err := httpapi.New(cfg)
 	if err != nil {
 		return err
 	}
 	if err := s.startDispatcher(ctx, o, handler); err != nil {
+		return err
+	}
+	if err := s.startRetention(ctx, o, handler); err != nil {
 		return err
 	}
 	if sock := o.where.adminSocket(); sock != "" {
@@ -145,7 +162,7 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 	if s.addr, err = s.listen(o.addr, handler); err != nil {
 		return err
 	}
-	s.logger.Info("connectd listening", "url", "http://"+s.addr+o.basePath, "data", o.where.dataDir, "version", version)
+	s.logger.Info("connectd listening", "url", "http://"+s.addr+o.basePath, "store", o.where.describe(), "version", version)
 	if o.dev {
 		return createDemoClient(ctx, clients, s.addr, o.basePath, stdout)
 	}
@@ -169,6 +186,21 @@ func (s *server) startDispatcher(ctx context.Context, o serveOptions, handler *h
 	}
 	s.dispatcher = d
 	return d.Start(ctx)
+}
+
+// startRetention starts deleting expired import jobs in the background, with
+// its metric on the handler's /metrics.
+func (s *server) startRetention(ctx context.Context, o serveOptions, handler *httpapi.Handler) error {
+	retention := o.jobRetention.value
+	if retention == 0 {
+		retention = importer.KeepJobsForever
+	}
+	r, err := importer.NewRetention(importer.RetentionConfig{Store: s.store, JobRetention: retention, Logger: s.logger, Registerer: handler.Registerer()})
+	if err != nil {
+		return err
+	}
+	s.retention = r
+	return r.Start(ctx)
 }
 
 // listen starts an HTTP server for h on addr and returns the address it got
@@ -208,6 +240,9 @@ func (s *server) Close() error {
 	if s.dispatcher != nil {
 		s.dispatcher.Stop()
 	}
+	if s.retention != nil {
+		s.retention.Stop()
+	}
 	return errors.CombineErrors(errs, s.store.Close())
 }
 
@@ -219,9 +254,17 @@ func createDemoClient(ctx context.Context, clients *store.Clients, addr, basePat
 		return err
 	}
 	_, key, err := clients.CreateClient(ctx, connect.NewClient{TenantID: "demo", ClientID: "demo-client", SourceSystem: "demo", Scopes: connect.AllScopes})
+	if err != nil && demoClientExists(ctx, clients) {
+		return nil // a replica that started at the same time created it
+	}
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\nDev mode: created client demo-client of tenant demo with every scope. Its API key (shown once):\n\n  %s\n\nTry it:\n\n  curl -H 'Authorization: Bearer %s' http://%s%s/integration/health\n\n", key, key, addr, basePath)
 	return nil
+}
+
+func demoClientExists(ctx context.Context, clients *store.Clients) bool {
+	list, err := clients.ListClients(ctx, "demo")
+	return err == nil && slices.ContainsFunc(list, func(c connect.Client) bool { return c.ClientID == "demo-client" })
 }

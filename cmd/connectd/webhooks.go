@@ -25,7 +25,7 @@ var webhooksGroup = group{"webhooks", "webhooks add|list|remove|rotate-secret|en
 // runWebhooksAdd adds a subscription and prints its secret alone on the last
 // line of stdout, so scripts can take it with tail -n 1.
 func runWebhooksAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--data DIR]", stdout, stderr)
+	a := newAdmin("webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.tenant()
 	url := a.requiredString("url", "https URL receiving the events")
 	events := a.requiredString("events", "comma-separated event kinds: "+eventKindList())
@@ -51,7 +51,7 @@ func runWebhooksAdd(ctx context.Context, args []string, stdout, stderr io.Writer
 }
 
 func runWebhooksList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("webhooks list [--tenant T] [--data DIR]", stdout, stderr)
+	a := newAdmin("webhooks list [--tenant T] [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.String("tenant", "", "only this tenant's subscriptions")
 	if err := a.parse(args); err != nil {
 		return err
@@ -138,7 +138,7 @@ func runWebhooksDisable(ctx context.Context, args []string, stdout, stderr io.Wr
 // onSubscription parses the flags shared by the commands on one
 // subscription, --tenant and --id, and runs fn on the store.
 func onSubscription(ctx context.Context, name string, args []string, stdout, stderr io.Writer, fn func(*webhooks.Subscriptions, string, int64) error) error {
-	a := newAdmin("webhooks "+name+" --tenant T --id N [--data DIR]", stdout, stderr)
+	a := newAdmin("webhooks "+name+" --tenant T --id N [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.tenant()
 	id := a.requiredID("id", "subscription id, as listed by webhooks list")
 	if err := a.parse(args); err != nil {

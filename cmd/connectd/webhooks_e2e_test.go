@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -25,7 +24,7 @@ import (
 // retried --webhook-retry-min later; /metrics counts both attempts.
 func TestWebhooksEndToEnd(t *testing.T) {
 	bin := buildBinary(t)
-	data := filepath.Join(t.TempDir(), "data")
+	data := dataDir(t)
 	rc := &recorder{}
 	receiver := httptest.NewServer(rc)
 	t.Cleanup(receiver.Close)

@@ -6,7 +6,7 @@ import (
 )
 
 func TestWebhooksCommandLine(t *testing.T) {
-	data := t.TempDir()
+	data := dataDir(t)
 	tests := []struct {
 		args       []string
 		wantStatus int
@@ -40,7 +40,7 @@ func TestWebhooksCommandLine(t *testing.T) {
 }
 
 func TestWebhooksLifecycle(t *testing.T) {
-	data := t.TempDir()
+	data := dataDir(t)
 	status, out, errOut := runCLI(t, "webhooks", "add", "--tenant", "acme", "--url", "http://127.0.0.1:9000/hooks",
 		"--events", "import_job.completed,appointment_request.status_changed", "--allow-insecure-loopback", "--data", data)
 	lines := strings.Split(strings.TrimSpace(out), "\n")

@@ -143,14 +143,7 @@ func (s *Subscriptions) write(ctx context.Context, caller connect.Caller, opts c
 		return store.Outcome[connect.WebhookSubscriptionWithSecret]{}, err
 	}
 	defer claim.Release()
-	if claim.Stored() {
-		return claim.Replay()
-	}
-	fn, err := prepare()
-	if err != nil {
-		return claim.Fail(ctx, err)
-	}
-	return claim.Commit(ctx, fn)
+	return claim.Run(ctx, prepare)
 }
 
 func info(rec *store.Subscription) connect.WebhookSubscriptionInfo {

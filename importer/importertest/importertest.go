@@ -5,6 +5,7 @@ package importertest
 import (
 	"bytes"
 	"fmt"
+	"strings"
 )
 
 // RealisticTarget is a target as an ERP sends it: address with coordinates,
@@ -32,6 +33,36 @@ func RealisticBatch(prefix string, n int) []byte {
 			b.WriteByte(',')
 		}
 		b.WriteString(RealisticTarget(prefix, i))
+	}
+	b.WriteString("]}")
+	return b.Bytes()
+}
+
+// PlanningTarget is the lean target of the disk-use workload: externalId,
+// title, a description of 0 to 300 characters, an address with coordinates
+// and planning; about 400 bytes of JSON on average. The description's length
+// and text vary with i, deterministically.
+func PlanningTarget(prefix string, i int) string {
+	const words = "check burner clean heat exchanger measure flue gas replace filter inspect valves test pressure document findings "
+	n := (i * 7919) % 301
+	description := strings.Repeat(words, n/len(words)+1)[:n]
+	return fmt.Sprintf(`{"externalId":"%s-%06d","title":"Maintenance visit %d",`+
+		`"description":%q,`+
+		`"address":{"street":"Hauptstraße %d","postalCode":"%05d","city":"Berlin","latitude":%.5f,"longitude":%.5f},`+
+		`"planning":{"routeDate":"2026-11-23","estimatedWorkMinutes":%d}}`,
+		prefix, i, i, description, i%300+1, 10115+i%900, 52.4+float64(i%100)/500, 13.3+float64(i%97)/500, 30+i%8*15)
+}
+
+// PlanningBatch is a batch body of n PlanningTargets whose externalIds start
+// with prefix: the disk-use workload imports 100 of them with n = 1,000.
+func PlanningBatch(prefix string, n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"sourceSystem":"erp","batchId":"` + prefix + `","targets":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(PlanningTarget(prefix, i))
 	}
 	b.WriteString("]}")
 	return b.Bytes()

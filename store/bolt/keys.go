@@ -64,6 +64,17 @@ var allBuckets = [][]byte{
 	bucketRouteSuggestions, bucketRouteSuggestionsByJob, bucketProfiles, bucketEmployees,
 }
 
+// appendOnly are the buckets whose new keys sort after every key already
+// there: ids and sequence numbers handed out in increasing order, and expiry
+// times. bbolt splits a full page in half, which for keys that only ever grow
+// leaves every page half empty for good (the targets bucket filled its pages
+// to 44%). Filled whole, their pages take half the disk; an update that makes
+// a record longer splits its page as any other bucket's would.
+var appendOnly = map[string]bool{
+	string(bucketTargets): true, string(bucketJobs): true, string(bucketJobItems): true,
+	string(bucketIdempotencyAt): true, string(bucketEvents): true, string(bucketRouteSuggestions): true,
+}
+
 // createBuckets prepares a new file, or brings an existing one up to
 // schemaVersion (see migrate.go), in one transaction.
 func createBuckets(btx *bbolt.Tx) error {
@@ -104,10 +115,15 @@ func descID(id int64) []byte { return u64(math.MaxUint64 - uint64(id)) }
 func idFromDesc(b []byte) int64 { return int64(math.MaxUint64 - binary.BigEndian.Uint64(b)) }
 
 // get decodes the record under key into v, or returns connect.ErrNotFound.
+// A record written by putDeflated is inflated first.
 func get(b *bbolt.Bucket, key []byte, v any) error {
 	data := b.Get(key)
 	if data == nil {
 		return connect.ErrNotFound
+	}
+	data, err := inflate(data)
+	if err != nil {
+		return err
 	}
 	return errors.Wrap(json.Unmarshal(data, v), "decoding a record")
 }
@@ -133,6 +149,15 @@ func put(b *bbolt.Bucket, key []byte, v any, opts ...json.Options) error {
 		return errors.Wrap(err, "encoding a record")
 	}
 	return errors.Wrap(b.Put(key, data), "writing a record")
+}
+
+// putDeflated is put for the large, rarely read records (see pack.go).
+func putDeflated(b *bbolt.Bucket, key []byte, v any, opts ...json.Options) error {
+	data, err := json.Marshal(v, opts...)
+	if err != nil {
+		return errors.Wrap(err, "encoding a record")
+	}
+	return errors.Wrap(b.Put(key, deflate(data)), "writing a record")
 }
 
 // compact leaves out zero fields (nulls, empty strings, zeros), for the

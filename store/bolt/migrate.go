@@ -17,7 +17,10 @@ import (
 //	1: the first layout.
 //	2: idempotency records are indexed by expiry (idempotency_expiry), not by
 //	   creation time (idempotency_by_age), as services keep them for different times.
-const schemaVersion = 2
+//	3: job items and idempotency results may be deflated (see pack.go). Values
+//	   of schema 2 read as they are, so nothing is converted; the version only
+//	   keeps older versions, which cannot read deflated values, off the file.
+const schemaVersion = 3
 
 var keySchema = []byte("schema")
 

@@ -1,8 +1,11 @@
 package bolt_test
 
 import (
+	"encoding/base64"
 	"encoding/binary"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,10 +104,48 @@ func TestOpenMigratesSchema1(t *testing.T) {
 		if btx.Bucket([]byte("idempotency_by_age")) != nil {
 			t.Error("the index of schema 1 is still there")
 		}
-		if got := btx.Bucket([]byte("meta")).Get([]byte("schema")); string(got) != string(u64(2)) {
-			t.Errorf("schema = %x, want 2", got)
+		if got := btx.Bucket([]byte("meta")).Get([]byte("schema")); string(got) != string(u64(3)) {
+			t.Errorf("schema = %x, want 3", got)
 		}
 	})
+}
+
+// TestOpenReadsPlainValuesOfSchema2: schema 2 kept job items and idempotency
+// results as plain JSON, however large; schema 3 deflates large ones, and
+// still reads the plain ones as they are.
+func TestOpenReadsPlainValuesOfSchema2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), bolt.FileName)
+	var items []string
+	for i := range 20 {
+		items = append(items, fmt.Sprintf(`{"externalId":"T%d","status":"Imported","targetId":%d}`, i, i+1))
+	}
+	result := `{"importJobId":1,"items":[` + strings.Join(items, ",") + `]}`
+	writeRaw(t, path, map[string]map[string][]byte{
+		"meta":      {"schema": u64(2)},
+		"jobs":      {string(u64(1)): []byte(`{"tenantId":"t1","clientId":"c1","id":1,"status":"Accepted","totalItems":20,"createdItems":20,"items":[]}`)},
+		"job_items": {string(u64(1)): []byte("[" + strings.Join(items, ",") + "]")},
+		"idempotency": {"\x02t1\x02c1\x01k": []byte(`{"key":{"tenantId":"t1","clientId":"c1","key":"k"},"fingerprint":"ZjE=",` +
+			`"createdAt":"2026-11-21T08:00:00Z","expiresAt":"2026-11-22T08:00:00Z","result":"` + base64.StdEncoding.EncodeToString([]byte(result)) + `"}`)},
+	})
+	s, err := bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.View(t.Context(), func(tx store.Tx) error {
+		j, err := tx.Job("t1", 1)
+		if err != nil || len(j.Items) != 20 || j.Items[19].ExternalID != "T19" {
+			t.Errorf("job of schema 2 = %+v, %v", j, err)
+		}
+		r, err := tx.IdempotencyRecord(store.IdempotencyKey{TenantID: "t1", ClientID: "c1", Key: "k"})
+		if err != nil || string(r.Result) != result {
+			t.Errorf("idempotency record of schema 2 = %+v, %v", r, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func assertRaw(t *testing.T, path string, fn func(*bbolt.Tx)) {
@@ -119,10 +160,10 @@ func assertRaw(t *testing.T, path string, fn func(*bbolt.Tx)) {
 
 func TestOpenRefusesNewerSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), bolt.FileName)
-	writeRaw(t, path, map[string]map[string][]byte{"meta": {"schema": u64(3)}})
+	writeRaw(t, path, map[string]map[string][]byte{"meta": {"schema": u64(4)}})
 	s, err := bolt.Open(path, nil)
 	if !errors.Is(err, bolt.ErrNewerSchema) {
-		t.Errorf("Open of a schema 3 file: %v, want ErrNewerSchema", err)
+		t.Errorf("Open of a schema 4 file: %v, want ErrNewerSchema", err)
 	}
 	if err == nil {
 		_ = s.Close()

@@ -17,11 +17,24 @@ import (
 )
 
 // tx implements store.Tx on a bbolt transaction.
-type tx struct{ btx *bbolt.Tx }
+type tx struct {
+	btx *bbolt.Tx
+	// written are the targets written in this transaction, by id, until
+	// flushTargets puts them (see targets.go).
+	written map[int64]*store.Target
+}
 
 var _ store.Tx = (*tx)(nil)
 
-func (t *tx) bucket(name []byte) *bbolt.Bucket { return t.btx.Bucket(name) }
+// bucket returns a bucket of the file. Buckets whose keys only ever grow fill
+// their pages whole when they split (see appendOnly).
+func (t *tx) bucket(name []byte) *bbolt.Bucket {
+	b := t.btx.Bucket(name)
+	if appendOnly[string(name)] {
+		b.FillPercent = 1
+	}
+	return b
+}
 
 // --- clients
 
@@ -90,11 +103,7 @@ func (t *tx) TargetByExternalID(tenantID, sourceSystem, externalID string) (*sto
 	if id == nil {
 		return nil, connect.ErrNotFound
 	}
-	var target store.Target
-	if err := get(t.bucket(bucketTargets), id, &target); err != nil {
-		return nil, err
-	}
-	return &target, nil
+	return t.targetByID(int64(binary.BigEndian.Uint64(id)))
 }
 
 func (t *tx) TargetsByExternalID(tenantID string, keys []store.TargetKey) (map[store.TargetKey]*store.Target, error) {
@@ -113,7 +122,11 @@ func (t *tx) TargetsByExternalID(tenantID string, keys []store.TargetKey) (map[s
 }
 
 func (t *tx) Target(tenantID string, id int64) (*store.Target, error) {
-	return getOwned(t.bucket(bucketTargets), id, tenantID, func(r *store.Target) string { return r.TenantID })
+	target, err := t.targetByID(id)
+	if err == nil && target.TenantID != tenantID {
+		return nil, connect.ErrNotFound
+	}
+	return target, err
 }
 
 func (t *tx) CreateTarget(target *store.Target) error {
@@ -130,19 +143,20 @@ func (t *tx) CreateTarget(target *store.Target) error {
 	if err := ids.Put(identity, idKey(id)); err != nil {
 		return errors.Wrap(err, "indexing a target")
 	}
-	return put(t.bucket(bucketTargets), idKey(id), target, compact)
+	t.writeTarget(target)
+	return nil
 }
 
 func (t *tx) UpdateTarget(target *store.Target) error {
-	targets := t.bucket(bucketTargets)
-	var old store.Target
-	if err := get(targets, idKey(target.ID), &old); err != nil {
+	old, err := t.targetByID(target.ID)
+	if err != nil {
 		return err
 	}
 	if old.TenantID != target.TenantID || old.SourceSystem != target.SourceSystem || old.ExternalID != target.ExternalID {
 		return errors.AssertionFailedf("target %d: identity cannot change", target.ID)
 	}
-	return put(targets, idKey(target.ID), target, compact)
+	t.writeTarget(target)
+	return nil
 }
 
 // --- jobs
@@ -184,7 +198,7 @@ func (t *tx) CreateJob(j *store.Job) error {
 	if err := put(t.bucket(bucketJobs), idKey(id), &summary); err != nil {
 		return err
 	}
-	if err := put(t.bucket(bucketJobItems), idKey(id), j.Items, compact); err != nil {
+	if err := putDeflated(t.bucket(bucketJobItems), idKey(id), j.Items, compact); err != nil {
 		return err
 	}
 	return t.indexJob(j)
@@ -198,6 +212,54 @@ func (t *tx) indexJob(j *store.Job) error {
 		}
 		if err := counts.Put(prefix, u64(count(counts, prefix)+1)); err != nil {
 			return errors.Wrap(err, "counting a job")
+		}
+	}
+	return nil
+}
+
+// DeleteJobsCreatedBefore implements store.JobTx. Job ids increase with their
+// creation, so the oldest jobs are the first keys of their bucket. bbolt has
+// one writer: there is no one to wait for.
+func (t *tx) DeleteJobsCreatedBefore(cutoff time.Time, limit int) (int, error) {
+	var old []store.Job
+	c := t.bucket(bucketJobs).Cursor()
+	for k, v := c.First(); k != nil && len(old) < limit; k, v = c.Next() {
+		var j store.Job
+		if err := json.Unmarshal(v, &j); err != nil {
+			return 0, errors.Wrap(err, "decoding a job")
+		}
+		if !j.CreatedAtUtc.Before(cutoff) {
+			break
+		}
+		old = append(old, j)
+	}
+	for i := range old {
+		if err := t.deleteJob(&old[i]); err != nil {
+			return 0, err
+		}
+	}
+	return len(old), nil
+}
+
+func (t *tx) deleteJob(j *store.Job) error {
+	for _, b := range [][]byte{bucketJobs, bucketJobItems} {
+		if err := t.bucket(b).Delete(idKey(j.ID)); err != nil {
+			return errors.Wrap(err, "deleting a job")
+		}
+	}
+	index, counts := t.bucket(bucketJobIndex), t.bucket(bucketJobCounts)
+	for _, prefix := range jobFilterKeys(j.TenantID, string(j.Status), j.SourceSystem) {
+		if err := index.Delete(append(prefix, descID(j.ID)...)); err != nil {
+			return errors.Wrap(err, "unindexing a job")
+		}
+		var err error
+		if n := count(counts, prefix); n > 1 {
+			err = counts.Put(prefix, u64(n-1))
+		} else {
+			err = counts.Delete(prefix)
+		}
+		if err != nil {
+			return errors.Wrap(err, "counting a deleted job")
 		}
 	}
 	return nil
@@ -254,7 +316,9 @@ func (t *tx) IdempotencyRecord(key store.IdempotencyKey) (*store.IdempotencyReco
 	if err := get(t.bucket(bucketIdempotency), idempotencyKey(key), &r); err != nil {
 		return nil, err
 	}
-	return &r, nil
+	var err error
+	r.Result, err = inflate(r.Result)
+	return &r, err
 }
 
 func (t *tx) PutIdempotencyRecord(r *store.IdempotencyRecord) error {
@@ -268,7 +332,9 @@ func (t *tx) PutIdempotencyRecord(r *store.IdempotencyRecord) error {
 	if err := expiries.Put(expiryKey(r.Expiry(), key), nil); err != nil {
 		return errors.Wrap(err, "indexing an idempotency record")
 	}
-	return put(records, key, r)
+	kept := *r
+	kept.Result = deflate(r.Result) // a batch's result is most of the record
+	return put(records, key, &kept)
 }
 
 func (t *tx) PurgeIdempotencyRecords(now time.Time, limit int) (int, error) {

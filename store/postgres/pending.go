@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"maps"
 	mrand "math/rand/v2"
 	"slices"
 
@@ -12,11 +13,10 @@ import (
 // CreateTarget, UpdateTarget and CreateJob calls travel in one pipelined
 // batch of set-based statements instead of a round trip each.
 type pending struct {
-	targets    targetRows
-	updates    targetRows
-	jobs       jobRows
-	jobCounts  map[jobCountKey]int64
-	countOrder []jobCountKey
+	targets   targetRows
+	updates   targetRows
+	jobs      jobRows
+	jobCounts map[jobCountKey]int64
 }
 
 type targetRows struct {
@@ -42,7 +42,7 @@ func (r *targetRows) replace(id int64, doc []byte) bool {
 }
 
 type jobRows struct {
-	ids                             []int64
+	ids, createdNs                  []int64
 	tenants, statusKeys, sourceKeys []string
 	docs, items                     [][]byte
 }
@@ -59,14 +59,17 @@ func (p *pending) countJob(tenant, status, source string) {
 	if p.jobCounts == nil {
 		p.jobCounts = map[jobCountKey]int64{}
 	}
-	for _, k := range []jobCountKey{
+	for _, k := range jobCountKeys(tenant, status, source) {
+		p.jobCounts[k]++
+	}
+}
+
+// jobCountKeys are the list totals a job of tenant with these (folded)
+// status and source system counts in.
+func jobCountKeys(tenant, status, source string) []jobCountKey {
+	return []jobCountKey{
 		{tenant, "all", "", ""}, {tenant, "status", status, ""},
 		{tenant, "source", "", source}, {tenant, "status+source", status, source},
-	} {
-		if _, ok := p.jobCounts[k]; !ok {
-			p.countOrder = append(p.countOrder, k)
-		}
-		p.jobCounts[k]++
 	}
 }
 
@@ -119,10 +122,10 @@ func (t *tx) queuePending(b *pgx.Batch) {
 			r.ids, r.docs)
 	}
 	if j := p.jobs; len(j.ids) > 0 {
-		b.Queue(`INSERT INTO jobs (id, tenant_id, status_key, source_key, doc, items)
-			SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::json[], $6::json[])`,
-			j.ids, j.tenants, j.statusKeys, j.sourceKeys, j.docs, j.items)
-		queueJobCounts(b, p, t.slot)
+		b.Queue(`INSERT INTO jobs (id, tenant_id, status_key, source_key, doc, items, created_ns)
+			SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::json[], $6::json[], $7::bigint[])`,
+			j.ids, j.tenants, j.statusKeys, j.sourceKeys, j.docs, j.items, j.createdNs)
+		queueJobCounts(b, p.jobCounts, t.slot)
 	}
 	*p = pending{}
 }
@@ -142,10 +145,11 @@ func (t *tx) copyTargets() error {
 	return t.note(errors.Wrap(err, "writing targets"))
 }
 
-// queueJobCounts adds the counted jobs to the list totals. Rows are upserted
-// in key order, so concurrent transactions lock them in the same order.
-func queueJobCounts(b *pgx.Batch, p *pending, slot int16) {
-	keys := slices.Clone(p.countOrder)
+// queueJobCounts adds counts (negative for deleted jobs) to the list totals.
+// Rows are upserted in key order, so concurrent transactions lock them in the
+// same order.
+func queueJobCounts(b *pgx.Batch, counts map[jobCountKey]int64, slot int16) {
+	keys := slices.Collect(maps.Keys(counts))
 	slices.SortFunc(keys, func(a, b jobCountKey) int {
 		if a.tenant+"\x00"+a.filter+"\x00"+a.status+"\x00"+a.source < b.tenant+"\x00"+b.filter+"\x00"+b.status+"\x00"+b.source {
 			return -1
@@ -156,7 +160,7 @@ func queueJobCounts(b *pgx.Batch, p *pending, slot int16) {
 	var ns []int64
 	for _, k := range keys {
 		tenants, filters, statuses, sources = append(tenants, k.tenant), append(filters, k.filter), append(statuses, k.status), append(sources, k.source)
-		ns = append(ns, p.jobCounts[k])
+		ns = append(ns, counts[k])
 	}
 	b.Queue(`INSERT INTO job_counts AS c (tenant_id, filter, status_key, source_key, slot, n)
 		SELECT u.tenant_id, u.filter, u.status_key, u.source_key, $6, u.n

@@ -246,6 +246,7 @@ func (t *tx) CreateJob(j *store.Job) error {
 	p.jobs.ids, p.jobs.tenants = append(p.jobs.ids, id), append(p.jobs.tenants, j.TenantID)
 	p.jobs.statusKeys, p.jobs.sourceKeys = append(p.jobs.statusKeys, status), append(p.jobs.sourceKeys, source)
 	p.jobs.docs, p.jobs.items = append(p.jobs.docs, doc), append(p.jobs.items, items)
+	p.jobs.createdNs = append(p.jobs.createdNs, j.CreatedAtUtc.UnixNano())
 	p.countJob(j.TenantID, status, source)
 	return nil
 }
@@ -298,6 +299,43 @@ func (t *tx) Jobs(tenantID string, f store.JobFilter, skip, take int) ([]connect
 		jobs = append(jobs, j.ImportJobSummary)
 	}
 	return jobs, total, err
+}
+
+// DeleteJobsCreatedBefore implements store.JobTx. The jobs are locked with
+// SKIP LOCKED, so replicas deleting at the same time take different jobs and
+// never wait for each other; the list totals are lowered in key order, as
+// imports raise them.
+func (t *tx) DeleteJobsCreatedBefore(cutoff time.Time, limit int) (int, error) {
+	if limit <= 0 {
+		return 0, nil
+	}
+	rows, err := t.query(`DELETE FROM jobs WHERE id IN (
+		SELECT id FROM jobs WHERE created_ns < $1 ORDER BY created_ns, id LIMIT $2 FOR UPDATE SKIP LOCKED)
+		RETURNING tenant_id, status_key, source_key`, cutoff.UnixNano(), limit)
+	if err != nil {
+		return 0, err
+	}
+	counts := map[jobCountKey]int64{}
+	deleted := 0
+	for rows.Next() {
+		var tenant, status, source string
+		if err := rows.Scan(&tenant, &status, &source); err != nil {
+			rows.Close()
+			return 0, t.note(errors.WithStack(err))
+		}
+		for _, k := range jobCountKeys(tenant, status, source) {
+			counts[k]--
+		}
+		deleted++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || deleted == 0 {
+		return 0, t.note(errors.Wrap(err, "deleting jobs"))
+	}
+	b := &pgx.Batch{}
+	queueJobCounts(b, counts, t.slot)
+	err = t.ptx.SendBatch(t.ctx, b).Close()
+	return deleted, t.note(errors.Wrap(err, "counting deleted jobs"))
 }
 
 // --- idempotency

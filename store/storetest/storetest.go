@@ -6,8 +6,10 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -32,9 +34,12 @@ func Run(t *testing.T, open Opener) {
 	}{
 		{"Clients", testClients},
 		{"Targets", testTargets},
+		{"TargetsReadOwnWrites", testTargetsReadOwnWrites},
 		{"Jobs", testJobs},
 		{"JobList", testJobList},
+		{"DeleteOldJobs", testDeleteOldJobs},
 		{"Idempotency", testIdempotency},
+		{"IdempotencyResultKeptExactly", testIdempotencyResultKeptExactly},
 		{"Outbox", testOutbox},
 		{"FailedUpdateLeavesNothing", testFailedUpdateLeavesNothing},
 		{"PanicLeavesNothing", testPanicLeavesNothing},
@@ -93,6 +98,42 @@ func newTarget(tenant, source, externalID string) *store.Target {
 		Data:      connect.InboundTarget{ExternalID: externalID, Title: "Title of " + externalID},
 		CreatedAt: t0, UpdatedAt: t0,
 	}
+}
+
+// testTargetsReadOwnWrites: a transaction reads the targets it wrote as it
+// wrote them, by id and by identity, also after changing the value it passed
+// (the store keeps what it was given), and the last write is what commits.
+func testTargetsReadOwnWrites(t *testing.T, open Opener) {
+	s, _ := openFresh(t, open)
+	var id int64
+	update(t, s, func(tx store.Tx) error {
+		a := newTarget("t1", "erp", "A")
+		if err := tx.CreateTarget(a); err != nil {
+			return err
+		}
+		id = a.ID
+		a.Data.Title = "changed after CreateTarget" // not written
+		if got, err := tx.TargetByExternalID("t1", "erp", "A"); err != nil || got.Data.Title != "Title of A" {
+			t.Errorf("created target read back = %+v, %v", got, err)
+		}
+		a.Data.Title = "updated"
+		if err := tx.UpdateTarget(a); err != nil {
+			return err
+		}
+		if got, err := tx.Target("t1", id); err != nil || got.Data.Title != "updated" {
+			t.Errorf("updated target read back = %+v, %v", got, err)
+		}
+		_, err := tx.Target("t2", id)
+		wantNotFound(t, "another tenant's target written in this transaction", err)
+		return nil
+	})
+	view(t, s, func(tx store.Tx) error {
+		got, err := tx.Target("t1", id)
+		if err != nil || got.Data.Title != "updated" || got.ExternalID != "A" {
+			t.Errorf("committed target = %+v, %v", got, err)
+		}
+		return nil
+	})
 }
 
 func newJob(tenant, source string, status connect.JobStatus, items int) *store.Job {
@@ -279,6 +320,52 @@ func testJobList(t *testing.T, open Opener) {
 			})
 		})
 	}
+}
+
+// testIdempotencyResultKeptExactly: a stored result comes back byte for byte,
+// however an engine keeps it (a batch's result holds a thousand item results,
+// which an engine may well compress), also after a restart.
+func testIdempotencyResultKeptExactly(t *testing.T, open Opener) {
+	reopen := open(t)
+	s := reopen()
+	var items []string
+	for i := range 1000 {
+		items = append(items, fmt.Sprintf(`{"externalId":"T-%06d","status":"Imported","targetId":%d,"errorCode":null,"warnings":[]}`, i, 7*i+1))
+	}
+	results := map[string][]byte{
+		"empty": nil,
+		"short": []byte(`{"a": 1 }`), // white space is kept as well
+		"batch": []byte(`{"importJobId":1,"items":[` + strings.Join(items, ",") + `]}`),
+	}
+	update(t, s, func(tx store.Tx) error {
+		for k, result := range results {
+			r := &store.IdempotencyRecord{Key: store.IdempotencyKey{TenantID: "t1", ClientID: "c1", Key: k}, Fingerprint: []byte(k), CreatedAt: t0, ExpiresAt: t0.Add(time.Hour), Result: result}
+			if err := tx.PutIdempotencyRecord(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	check := func(s store.Store, when string) {
+		view(t, s, func(tx store.Tx) error {
+			for k, want := range results {
+				got, err := tx.IdempotencyRecord(store.IdempotencyKey{TenantID: "t1", ClientID: "c1", Key: k})
+				if err != nil {
+					t.Errorf("%s: record %q: %v", when, k, err)
+				} else if !bytes.Equal(got.Result, want) || string(got.Fingerprint) != k {
+					t.Errorf("%s: record %q: result of %d bytes differs from the %d bytes stored", when, k, len(got.Result), len(want))
+				}
+			}
+			return nil
+		})
+	}
+	check(s, "before a restart")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = reopen()
+	defer s.Close()
+	check(s, "after a restart")
 }
 
 func testIdempotency(t *testing.T, open Opener) {

@@ -51,8 +51,8 @@ const (
 	EnvBin = "PG_BIN"
 )
 
-// skipMessage is the one line a test prints when PostgreSQL is not available.
-const skipMessage = "PostgreSQL tests skipped: set " + EnvURL + " or install postgresql-15"
+// SkipMessage is the one line a test prints when PostgreSQL is not available.
+const SkipMessage = "PostgreSQL tests skipped: set " + EnvURL + " or install postgresql-15"
 
 var (
 	once     sync.Once
@@ -98,9 +98,17 @@ func Database(tb testing.TB) string {
 		if os.Getenv(EnvRequire) == "1" {
 			tb.Fatalf("%s=1 but no PostgreSQL server is available: set %s or install postgresql-15", EnvRequire, EnvURL)
 		}
-		tb.Skip(skipMessage)
+		tb.Skip(SkipMessage)
 	}
 	return dbURL
+}
+
+// Available reports whether a PostgreSQL server is available to the tests of
+// this process, starting the throwaway cluster when that is the way to one.
+// A process that called it must end through Main, which leaves the cluster.
+func Available() bool {
+	once.Do(setup)
+	return setupErr == nil && dbURL != ""
 }
 
 // Main runs the tests of a package and then drops its database and, when it

@@ -1,0 +1,110 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/httpapi"
+	"github.com/integration-connect/connect/store/postgres/pgtest"
+	"github.com/integration-connect/connect/store/teststore"
+)
+
+// newReplicas starts two servers on one PostgreSQL database, as two connectd
+// replicas behind a load balancer: each its own store, services and handler,
+// sharing the rate limit through the database.
+func newReplicas(t *testing.T) (a, b *server) {
+	t.Helper()
+	if teststore.Engine() != "postgres" {
+		t.Skip("replicas share a PostgreSQL database; this test runs in the PostgreSQL pass")
+	}
+	url := pgtest.URL(t)
+	replica := func() *server {
+		db := teststore.OpenPostgres(t, url)
+		return newServerOn(t, db, func(c *httpapi.Config) {
+			c.RateLimiter = db.RateLimiter(float64(httpapi.DefaultRateLimit), httpapi.DefaultRateBurst)
+			c.Ready = db.Ping
+		})
+	}
+	return replica(), replica()
+}
+
+// TestReplicasExecuteAKeyOnce: 64 concurrent requests with one
+// Idempotency-Key, alternating over two replicas, import once; every other
+// answer replays that import or is 409 IdempotencyKeyInUse.
+func TestReplicasExecuteAKeyOnce(t *testing.T) {
+	a, b := newReplicas(t)
+	key := a.key("acme", "erp-client", connect.ScopeTargetsWrite, connect.ScopeImportJobsRead)
+	const n = 64
+	answers := make([]response, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		s := []*server{a, b}[i%2]
+		wg.Go(func() {
+			answers[i] = s.do(request{method: http.MethodPost, path: "/api/v1/inbound/targets", key: key,
+				body: `{"externalId":"R-1","title":"Replicated"}`, header: map[string]string{"Idempotency-Key": "one-key"}})
+		})
+	}
+	wg.Wait()
+	executed, replayed, inUse := 0, 0, 0
+	jobs := map[int64]bool{}
+	for i, resp := range answers {
+		switch {
+		case resp.status == http.StatusCreated && resp.header.Get("Idempotent-Replayed") == "true":
+			replayed++
+		case resp.status == http.StatusCreated:
+			executed++
+		case resp.status == http.StatusConflict && resp.apiError(t).Code == connect.CodeIdempotencyKeyInUse:
+			inUse++
+			continue
+		default:
+			t.Fatalf("answer %d: %d %s", i, resp.status, resp.body)
+		}
+		var result connect.InboundImportResult
+		resp.json(t, &result)
+		jobs[result.ImportJobID] = true
+	}
+	if executed != 1 || len(jobs) != 1 || executed+replayed+inUse != n {
+		t.Errorf("%d executed, %d replayed, %d in use, jobs %v; want 1 execution and one job", executed, replayed, inUse, jobs)
+	}
+	var list connect.ImportJobList
+	b.do(request{method: http.MethodGet, path: "/api/v1/import-jobs", key: key}).json(t, &list)
+	if list.Total != 1 {
+		t.Errorf("the service holds %d jobs, want 1", list.Total)
+	}
+}
+
+// TestReplicasShareTheRateLimit: a client sending as fast as it can,
+// alternating over two replicas, gets at most 10% more than one replica
+// allows over the same time (its burst plus the rate times the time taken),
+// and at least its burst.
+func TestReplicasShareTheRateLimit(t *testing.T) {
+	a, b := newReplicas(t)
+	key := a.key("acme", "erp-client", connect.ScopeHealthRead)
+	start := time.Now()
+	admitted := 0
+	for i := range 300 {
+		s := []*server{a, b}[i%2]
+		switch resp := s.do(request{method: http.MethodGet, path: "/api/v1/integration/health", key: key}); resp.status {
+		case http.StatusOK:
+			admitted++
+		case http.StatusTooManyRequests:
+		default:
+			t.Fatalf("request %d: %d %s", i, resp.status, resp.body)
+		}
+	}
+	oneReplica := float64(httpapi.DefaultRateBurst) + float64(httpapi.DefaultRateLimit)*time.Since(start).Seconds()
+	if float64(admitted) > 1.1*oneReplica || admitted < httpapi.DefaultRateBurst {
+		t.Errorf("admitted %d of 300 over two replicas; one replica allows %.0f in the same time", admitted, oneReplica)
+	}
+}
+
+// TestReplicaReadiness: /readyz follows the database.
+func TestReplicaReadiness(t *testing.T) {
+	a, _ := newReplicas(t)
+	if resp := a.do(request{method: http.MethodGet, path: "/readyz"}); resp.status != http.StatusOK {
+		t.Errorf("GET /readyz: %d %s", resp.status, resp.body)
+	}
+}
