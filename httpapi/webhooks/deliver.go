@@ -39,7 +39,7 @@ func (d *Dispatcher) deliverAll(ctx context.Context, tenantID string, id int64) 
 		sub, event, err := d.next(ctx, tenantID, id)
 		if err != nil {
 			if ctx.Err() == nil {
-				d.cfg.Logger.Error("webhooks: reading the next event", "subscription", id, "error", err)
+				d.cfg.Logger.Error("webhooks: reading the next event", "subscription", id, "cause", cause(err))
 			}
 			return
 		}
@@ -82,7 +82,7 @@ func (d *Dispatcher) deliver(ctx context.Context, sub *store.Subscription, event
 	if rerr := d.record(context.WithoutCancel(ctx), sub, event, start, err); rerr != nil {
 		until := d.hold(sub)
 		d.cfg.Logger.Error("webhooks: recording a delivery; the next attempt waits in memory",
-			"subscription", sub.ID, "eventId", event.ID, "nextAttemptAt", until, "error", rerr)
+			"subscription", sub.ID, "eventId", event.ID, "nextAttemptAt", until, "cause", cause(rerr))
 		return false
 	}
 	d.unhold(sub.ID)
@@ -136,6 +136,7 @@ func (d *Dispatcher) answer(resp *http.Response, err error) (string, error) {
 // in the transaction, so settings changed meanwhile (a new secret, a disable)
 // are kept. A removed subscription records nothing.
 func (d *Dispatcher) record(ctx context.Context, sub *store.Subscription, event *store.Event, start time.Time, failure error) error {
+	var after store.Subscription
 	var attempts int
 	var removed, disabled bool
 	err := d.cfg.Store.Update(ctx, func(tx store.Tx) error {
@@ -153,12 +154,13 @@ func (d *Dispatcher) record(ctx context.Context, sub *store.Subscription, event 
 		} else {
 			disabled = d.failed(rec, start, failure)
 		}
+		after = *rec
 		return tx.PutSubscription(rec)
 	})
 	if err != nil || removed {
 		return err
 	}
-	d.report(sub, event, attempts, disabled, failure)
+	d.report(&after, event, attempts, disabled, failure)
 	return nil
 }
 
@@ -189,7 +191,9 @@ func (d *Dispatcher) failed(rec *store.Subscription, start time.Time, failure er
 	return true
 }
 
-// report logs and counts a recorded outcome.
+// report logs and counts a recorded outcome; sub is the subscription as
+// recorded. A failure is one line: subscription, event, attempt number, cause
+// and the time of the next attempt, without a stack trace (see cause).
 func (d *Dispatcher) report(sub *store.Subscription, event *store.Event, attempts int, disabled bool, failure error) {
 	log := d.cfg.Logger.With("subscription", sub.ID, "tenantId", sub.TenantID, "eventId", event.ID, "type", event.Kind)
 	switch {
@@ -197,12 +201,17 @@ func (d *Dispatcher) report(sub *store.Subscription, event *store.Event, attempt
 		d.metrics.attempts.Observe(float64(attempts))
 		log.Debug("webhooks: delivered", "attempts", attempts)
 	case disabled:
-		log.Warn("webhooks: disabled the subscription, which kept failing; its events are kept until it is enabled again",
-			"failingFor", d.cfg.DisableAfter.String(), "error", failure)
+		log.Warn("webhooks: delivery failed; disabled the subscription, which kept failing; its events are kept until it is enabled again",
+			"attempt", sub.Attempts, "cause", cause(failure), "failingFor", d.cfg.DisableAfter.String())
 	default:
-		log.Warn("webhooks: delivery failed; will retry", "error", failure)
+		log.Warn("webhooks: delivery failed; will retry",
+			"attempt", sub.Attempts, "cause", cause(failure), "nextAttemptAt", sub.NextAttemptAt.Format(time.RFC3339))
 	}
 }
+
+// cause is the text of err for a log line. slog writes an error value with
+// %+v, which for these errors is a stack trace of about a kilobyte.
+func cause(err error) string { return truncate(err.Error(), maxLastError) }
 
 // truncate makes s valid UTF-8 and cuts it to at most n bytes on a character
 // boundary, marking a cut with "…". Failure texts quote receivers (a status

@@ -187,7 +187,7 @@ func (d *Dispatcher) poll(ctx context.Context) {
 	heads, err := d.heads(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
-			d.cfg.Logger.Error("webhooks: reading the outbox", "error", err)
+			d.cfg.Logger.Error("webhooks: reading the outbox", "cause", cause(err))
 		}
 		return
 	}
@@ -264,7 +264,7 @@ func (d *Dispatcher) prune(ctx context.Context, now time.Time) {
 	})
 	switch {
 	case err != nil && ctx.Err() == nil:
-		d.cfg.Logger.Error("webhooks: pruning delivered events", "error", err)
+		d.cfg.Logger.Error("webhooks: pruning delivered events", "cause", cause(err))
 	case err == nil && n > 0:
 		d.cfg.Logger.Info("webhooks: pruned delivered events", "count", n, "olderThan", now.Add(-d.cfg.Retention))
 	}
