@@ -173,7 +173,7 @@ func checkKinds(kinds []connect.EventKind) ([]connect.EventKind, error) {
 	var unique []connect.EventKind
 	for i, kind := range kinds {
 		if !kind.Valid() {
-			return nil, connect.Errorf(connect.CodeInvalidRequest, "kinds[%d] is %q, not an event kind; the kinds are %s", i, kind, kindNames())
+			return nil, connect.Errorf(connect.CodeInvalidRequest, "kinds[%d] is %s, not an event kind; the kinds are %s", i, connect.Quote(string(kind)), kindNames())
 		}
 		if !slices.Contains(unique, kind) {
 			unique = append(unique, kind)
