@@ -74,6 +74,44 @@ func TestScopeMatrix(t *testing.T) {
 	}
 }
 
+// TestTwoAuthorizationHeadersAreUnauthorized: a request with two
+// Authorization headers is 401, whichever of them is valid (DECISIONS.md
+// "Bounded cost of every request").
+func TestTwoAuthorizationHeadersAreUnauthorized(t *testing.T) {
+	s := newServer(t)
+	key := "Bearer " + s.key("acme", "erp", connect.AllScopes...)
+	other := "Bearer " + s.key("acme", "crm", connect.AllScopes...)
+	tests := []struct {
+		name    string
+		headers []string
+		want    int
+	}{
+		{"one valid header", []string{key}, 200},
+		{"the same valid key twice", []string{key, key}, 401},
+		{"two valid keys", []string{key, other}, 401},
+		{"valid, then unknown", []string{key, "Bearer ick_0123456789012345678901234567890123456789012"}, 401},
+		{"unknown, then valid", []string{"Basic dXNlcjpwYXNz", key}, 401},
+		{"valid, then empty", []string{key, ""}, 401},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest("GET", s.url+base+"/integration/health", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header["Authorization"] = tc.headers
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.want || tc.want == 401 && resp.Header.Get("WWW-Authenticate") != "Bearer" {
+				t.Errorf("status %d (WWW-Authenticate %q), want %d", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), tc.want)
+			}
+		})
+	}
+}
+
 func TestUnauthorized(t *testing.T) {
 	s := newServer(t)
 	jobID := seedJob(t, s)
