@@ -36,10 +36,11 @@ type serveOptions struct {
 	data, addr, basePath, metricsAddr string
 	dev                               bool
 	webhookRetryMin                   time.Duration
+	routeConcurrency, routeQueue      int
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", "serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s]", stderr)
+	fs := newFlags("serve", "serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--route-concurrency N] [--route-queue 64]", stderr)
 	var o serveOptions
 	fs.StringVar(&o.data, "data", envOr("CONNECT_DATA", "./connect-data"), "data directory holding connect.db, created if missing (env CONNECT_DATA)")
 	fs.StringVar(&o.addr, "addr", envOr("CONNECT_ADDR", "127.0.0.1:8080"), "address to listen on (env CONNECT_ADDR)")
@@ -47,6 +48,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics on this address instead of the main listener")
 	fs.BoolVar(&o.dev, "dev", false, "on a store without clients, create a demo client with every scope and print its key")
 	fs.DurationVar(&o.webhookRetryMin, "webhook-retry-min", webhooks.DefaultRetryMin, "delay before the first retry of a failed webhook delivery; each further retry waits twice as long, up to 1h")
+	fs.IntVar(&o.routeConcurrency, "route-concurrency", 0, "route suggestions solved at a time; 0 means one per core")
+	fs.IntVar(&o.routeQueue, "route-queue", routesuggest.DefaultQueueLength, "route suggestions that may wait for a solver, first in first out; beyond, 429 RateLimited (0: none may wait)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -91,8 +94,9 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 	handler, err := httpapi.New(httpapi.Config{
 		BasePath: o.basePath, Clients: clients, Importer: imports, Jobs: imports,
 		Appointments: appointments.New(appointments.Config{Store: s.store}),
-		Routes:       routesuggest.New(routesuggest.Config{Store: s.store}), DrawRoute: routesuggest.SVG,
-		Logger: s.logger, MetricsElsewhere: o.metricsAddr != "",
+		Routes:       routesuggest.New(routesuggest.Config{Store: s.store, Concurrency: o.routeConcurrency, QueueLength: routeQueue(o.routeQueue)}),
+		DrawRoute:    routesuggest.SVG,
+		Logger:       s.logger, MetricsElsewhere: o.metricsAddr != "",
 	})
 	if err != nil {
 		return err
@@ -178,4 +182,13 @@ func createDemoClient(ctx context.Context, clients *store.Clients, addr, basePat
 	}
 	fmt.Fprintf(stdout, "\nDev mode: created client demo-client of tenant demo with every scope. Its API key (shown once):\n\n  %s\n\nTry it:\n\n  curl -H 'Authorization: Bearer %s' http://%s%s/integration/health\n\n", key, key, addr, basePath)
 	return nil
+}
+
+// routeQueue turns the --route-queue flag into routesuggest.Config.QueueLength,
+// where 0 means the default and a negative length none.
+func routeQueue(flag int) int {
+	if flag == 0 {
+		return -1
+	}
+	return flag
 }
