@@ -1257,9 +1257,10 @@ type WebhookSubscription struct {
 
 // NewWebhookSubscription describes a subscription to create. URL must be https,
 // or http on a loopback host (127.0.0.0/8, ::1, localhost) when
-// AllowInsecureLoopback is set, for development. Kinds must hold at least one
-// of EventKinds; the webhook subscription service checks both rules, which
-// tags cannot say.
+// AllowInsecureLoopback is set, for development, and its host must not be or
+// resolve to a non-public address (DECISIONS.md "Bounded cost of every
+// request"; webhooks.URLPolicy). Kinds must hold at least one of EventKinds;
+// the webhook subscription service checks these rules, which tags cannot say.
 type NewWebhookSubscription struct {
 	TenantID              string      `json:"tenantId" validate:"notblank,max=200,printascii"`
 	URL                   string      `json:"url" validate:"notblank,max=2000"`

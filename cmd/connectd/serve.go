@@ -37,10 +37,11 @@ type serveOptions struct {
 	dev                               bool
 	webhookRetryMin                   time.Duration
 	routeConcurrency, routeQueue      int
+	webhookAllowPrivateNetworks       bool
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", "serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--route-concurrency N] [--route-queue 64]", stderr)
+	fs := newFlags("serve", "serve [--data DIR] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--route-concurrency N] [--route-queue 64] [--webhook-allow-private-networks]", stderr)
 	var o serveOptions
 	fs.StringVar(&o.data, "data", envOr("CONNECT_DATA", "./connect-data"), "data directory holding connect.db, created if missing (env CONNECT_DATA)")
 	fs.StringVar(&o.addr, "addr", envOr("CONNECT_ADDR", "127.0.0.1:8080"), "address to listen on (env CONNECT_ADDR)")
@@ -50,6 +51,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.DurationVar(&o.webhookRetryMin, "webhook-retry-min", webhooks.DefaultRetryMin, "delay before the first retry of a failed webhook delivery; each further retry waits twice as long, up to 1h")
 	fs.IntVar(&o.routeConcurrency, "route-concurrency", 0, "route suggestions solved at a time; 0 means one per core")
 	fs.IntVar(&o.routeQueue, "route-queue", routesuggest.DefaultQueueLength, "route suggestions that may wait for a solver, first in first out; beyond, 429 RateLimited (0: none may wait)")
+	fs.BoolVar(&o.webhookAllowPrivateNetworks, "webhook-allow-private-networks", false, "deliver webhooks also to hosts that are or resolve to loopback, private, CGNAT, link-local, unspecified or multicast addresses")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -124,7 +126,10 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 // startDispatcher starts delivering webhook events, with its metrics on the
 // handler's /metrics.
 func (s *server) startDispatcher(ctx context.Context, o serveOptions, handler *httpapi.Handler) error {
-	d, err := webhooks.NewDispatcher(webhooks.Config{Store: s.store, RetryMin: o.webhookRetryMin, Logger: s.logger, Registerer: handler.Registerer()})
+	d, err := webhooks.NewDispatcher(webhooks.Config{
+		Store: s.store, RetryMin: o.webhookRetryMin, Logger: s.logger, Registerer: handler.Registerer(),
+		URLs: webhooks.URLPolicy{AllowPrivateNetworks: o.webhookAllowPrivateNetworks},
+	})
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,7 @@ const (
 	outcomeHTTPError    = "http_error"
 	outcomeTimeout      = "timeout"
 	outcomeNetworkError = "network_error"
+	outcomeRefused      = "refused"
 )
 
 // maxLastError bounds the error kept on a subscription.
@@ -102,6 +103,12 @@ func (d *Dispatcher) send(ctx context.Context, sub *store.Subscription, event *s
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.AttemptTimeout)
 	defer cancel()
+	// The rule again: the host may resolve elsewhere since the subscription
+	// was added, or the rule may have changed. The client checks the
+	// address it connects to once more.
+	if err := d.cfg.URLs.CheckURL(ctx, sub.URL, sub.AllowInsecureLoopback); err != nil {
+		return outcomeRefused, err
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, sub.URL, bytes.NewReader(body))
 	if err != nil {
 		return outcomeNetworkError, errors.Wrap(err, "building the request")
@@ -111,7 +118,7 @@ func (d *Dispatcher) send(ctx context.Context, sub *store.Subscription, event *s
 	req.Header.Set(HeaderID, event.ID)
 	req.Header.Set(HeaderTimestamp, strconv.FormatInt(at.Unix(), 10))
 	req.Header.Set(HeaderSignature, signature)
-	return d.answer(d.cfg.Client.Do(req))
+	return d.answer(d.clients[sub.AllowInsecureLoopback].Do(req))
 }
 
 // answer classifies the result of a request.
