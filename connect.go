@@ -1553,13 +1553,9 @@ func (c *checker) path() string {
 	return "the " + c.limits.What
 }
 
-// objectPath is the path of the object being read.
+// objectPath is the path of the object whose member name was just read.
 func (c *checker) objectPath() string {
-	p := c.dec.StackPointer()
-	if p.LastToken() != "" || len(p) > 0 && p[len(p)-1] == '/' {
-		p = p.Parent()
-	}
-	if s := FieldPath(p); s != "" {
+	if s := FieldPath(c.dec.StackPointer().Parent()); s != "" {
 		return Cut(s)
 	}
 	return "the " + c.limits.What

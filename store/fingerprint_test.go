@@ -54,6 +54,9 @@ func TestFingerprintComparesMeaning(t *testing.T) {
 // TestFingerprintAllocatesBoundedMemory: hostile bodies cost the
 // fingerprint at most about three times their size.
 func TestFingerprintAllocatesBoundedMemory(t *testing.T) {
+	if raceDetector {
+		t.Skip("allocation is measured without the race detector (see .ci/run)")
+	}
 	shapes := []struct {
 		name, open string
 		item       func(i int) string
