@@ -18,6 +18,8 @@ import (
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/httpapi"
 	"github.com/integration-connect/connect/store"
+	"github.com/integration-connect/connect/store/bolt"
+	"github.com/integration-connect/connect/store/bolt/bolttest"
 )
 
 // The fuzz tests send what a decoder of a request reaches through the whole
@@ -35,7 +37,8 @@ type fuzzServer struct {
 }
 
 func newFuzzServer(f *testing.F) *fuzzServer {
-	s := newServer(f, func(c *httpapi.Config) {
+	// Fuzz data is thrown away: no fsync, so inputs run many times faster.
+	s := newServerOn(f, bolttest.OpenWith(f, &bolt.Options{NoSync: true}), func(c *httpapi.Config) {
 		c.Logger = slog.New(slog.DiscardHandler)
 		c.RateLimit, c.RateBurst = rate.Inf, 1
 	})
@@ -132,9 +135,9 @@ func (s *fuzzServer) records(t *testing.T) string {
 }
 
 // fieldFirst matches a message that starts with what it is about: a field
-// path (planning.routeDate, preferredTimeWindows[0].endUtc), a header, or the
-// document itself.
-var fieldFirst = regexp.MustCompile(`^(the (request body|batch|target|route suggestion request|appointment request|cancel request|batch's)\b|a member name of |Idempotency-Key|[A-Za-z_$][^ ]* (must|is|has|are|cannot)\b|targets\b|customer |target |employee |import job |appointment request |optimization profile |"|a batch|[0-9]+ )`)
+// path (planning.routeDate, preferredTimeWindows[0].endUtc; a member named
+// with digits reads like an index, [0]), a header, or the document itself.
+var fieldFirst = regexp.MustCompile(`^(the (request body|batch|target|route suggestion request|appointment request|cancel request|batch's)\b|a member name of |Idempotency-Key|[^ ]+ (must|is|has|are|cannot)\b|customer |target |employee |import job |appointment request |optimization profile )`)
 
 // namesField reports whether a refusal's message says which field is at
 // fault. Codes that are not about the request's content need no field.
@@ -210,8 +213,10 @@ func FuzzIdempotencyKey(f *testing.F) {
 		if first.Code >= 400 && again.Code != first.Code {
 			t.Fatalf("the same refused request with key %q: %d, then %d", key, first.Code, again.Code)
 		}
+		// Only valid UTF-8 JSON has a canonical form; other bodies count byte
+		// for byte.
 		spaced := jsontext.Value(bytes.Clone(body))
-		if err := spaced.Indent(jsontext.WithIndent("  ")); err == nil &&
+		if err := spaced.Indent(jsontext.WithIndent("  ")); err == nil && utf8.Valid(body) &&
 			!bytes.Equal(store.Fingerprint("POST /x", body), store.Fingerprint("POST /x", spaced)) {
 			t.Fatalf("white space changed the fingerprint of %s", body)
 		}

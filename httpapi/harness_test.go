@@ -51,7 +51,12 @@ type server struct {
 // newServer starts a server; adjust may change the config before New.
 func newServer(t testing.TB, adjust ...func(*httpapi.Config)) *server {
 	t.Helper()
-	db := bolttest.Open(t)
+	return newServerOn(t, bolttest.Open(t), adjust...)
+}
+
+// newServerOn is newServer on the store db.
+func newServerOn(t testing.TB, db *bolt.Store, adjust ...func(*httpapi.Config)) *server {
+	t.Helper()
 	logs := &syncBuffer{}
 	imports := importer.New(importer.Config{Store: db})
 	cfg := httpapi.Config{
