@@ -1584,6 +1584,9 @@ func RequireObject(body []byte, opts ...json.Options) error {
 
 // FieldPath turns a JSON pointer (/preferredTimeWindows/0/endUtc) into the path
 // used in messages (preferredTimeWindows[0].endUtc).
+//
+// A member name that is not a plain word (letters, digits, _, $, -) is quoted,
+// so a name with spaces or dots reads as one name: note."a b".
 func FieldPath(p jsontext.Pointer) string {
 	var b strings.Builder
 	for tok := range p.Tokens() {
@@ -1591,12 +1594,25 @@ func FieldPath(p jsontext.Pointer) string {
 		case tok != "" && strings.Trim(tok, "0123456789") == "":
 			b.WriteString("[" + tok + "]")
 		case b.Len() > 0:
-			b.WriteString("." + tok)
+			b.WriteString("." + plainName(tok))
 		default:
-			b.WriteString(tok)
+			b.WriteString(plainName(tok))
 		}
 	}
 	return b.String()
+}
+
+// plainName is name, quoted unless it is a plain word.
+func plainName(name string) string {
+	for _, r := range name {
+		if !(r == '_' || r == '$' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return strconv.Quote(name)
+		}
+	}
+	if name == "" {
+		return `""`
+	}
+	return name
 }
 
 var (

@@ -136,8 +136,9 @@ func (s *fuzzServer) records(t *testing.T) string {
 
 // fieldFirst matches a message that starts with what it is about: a field
 // path (planning.routeDate, preferredTimeWindows[0].endUtc; a member named
-// with digits reads like an index, [0]), a header, or the document itself.
-var fieldFirst = regexp.MustCompile(`^(the (request body|batch|target|route suggestion request|appointment request|cancel request|batch's)\b|a member name of |Idempotency-Key|[^ ]+ (must|is|has|are|cannot)\b|customer |target |employee |import job |appointment request |optimization profile )`)
+// with digits reads like an index, [0]; an odd name is quoted, "a b".c), a
+// header, or the document itself.
+var fieldFirst = regexp.MustCompile(`^(the (request body|batch|target|route suggestion request|appointment request|cancel request|batch's)\b|a member name of |Idempotency-Key|[^ "]+ (must|is|has|are|cannot)\b|"|customer |target |employee |import job |appointment request |optimization profile )`)
 
 // namesField reports whether a refusal's message says which field is at
 // fault. Codes that are not about the request's content need no field.
