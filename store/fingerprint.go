@@ -7,7 +7,10 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/integration-connect/connect"
 )
 
 // digest identifies one JSON value in a fingerprint. 128 bits of SHA-256 are
@@ -24,8 +27,9 @@ type digest [16]byte
 // is not valid UTF-8 JSON, which is then taken byte for byte.
 //
 // It streams: arrays are hashed as they are read and an object keeps one
-// digest per member, so a hostile body costs at most about three times its
-// size (an object of one-letter members), never a decoded tree.
+// digest per member, never a decoded tree. A body with an object of more
+// members than connect.MaxObjectMembers, which every endpoint refuses, is
+// taken byte for byte, so the member digests kept stay few.
 func canonicalDigest(body []byte) (d digest, ok bool) {
 	if !utf8.Valid(body) {
 		return d, false
@@ -62,10 +66,15 @@ func (c *canonicalizer) value(depth int) (digest, error) {
 	if err != nil {
 		return digest{}, err
 	}
-	switch raw.Kind() {
-	case '"':
+	switch kind := raw.Kind(); {
+	case kind == '"' && bytes.IndexByte(raw, '\\') < 0:
+		// Without escapes the characters are the bytes between the quotes,
+		// hashed in place with the opening quote as the kind marker: a
+		// string may be megabytes long.
+		return sum(raw[:len(raw)-1]), nil
+	case kind == '"':
 		c.scratch, err = jsontext.AppendUnquote(append(c.scratch[:0], '"'), raw)
-	case '0':
+	case kind == '0':
 		c.scratch = canonicalNumber(append(c.scratch[:0], '0'), raw)
 	default: // true, false, null
 		c.scratch = append(c.scratch[:0], raw...)
@@ -102,6 +111,9 @@ func (c *canonicalizer) object(depth int) (digest, error) {
 	members := &c.members
 	start := members.len()
 	for c.dec.PeekKind() != '}' {
+		if members.len()-start == connect.MaxObjectMembers {
+			return digest{}, errTooManyMembers
+		}
 		name, err := c.dec.ReadValue()
 		if err != nil {
 			return digest{}, err
@@ -140,6 +152,11 @@ func (c *canonicalizer) level(depth int) hash.Hash {
 // The first bytes of hashed arrays and objects; package variables, since a
 // literal passed to hash.Hash.Write would be allocated for every value.
 var openArray, openObject = []byte{'['}, []byte{'{'}
+
+// errTooManyMembers ends canonicalization at an object larger than any
+// request may hold (connect.MaxObjectMembers): such a body is refused whatever
+// its spelling, so it is taken byte for byte and the member list stays small.
+var errTooManyMembers = errors.New("an object with more members than a request may hold")
 
 func sum(b []byte) digest {
 	full := sha256.Sum256(b)
