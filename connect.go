@@ -1354,6 +1354,11 @@ func DecodeBounded(body []byte, v any, l Limits, opts ...json.Options) error {
 // twice.
 const MaxObjectMembers = 1000
 
+// MaxStringBytes is the longest string a request may hold, in bytes: more
+// than any field allows (the longest, a description, is 10,000 characters),
+// so a longer one is refused before it is decoded.
+const MaxStringBytes = 64 << 10
+
 // Bound caps a top-level member of a request object: at most Max elements
 // (an array) or members (an object); beyond, the refusal has Code.
 type Bound struct {
@@ -1378,7 +1383,8 @@ type Limits struct {
 //   - it is not one JSON object (InvalidRequest);
 //   - a member name is given twice in one object, or a string or name is not
 //     valid UTF-8 (InvalidRequest, naming the path);
-//   - an object has more than MaxObjectMembers members (InvalidRequest);
+//   - an object has more than MaxObjectMembers members, or a string more than
+//     MaxStringBytes bytes (InvalidRequest);
 //   - a bounded member holds more than its Bound: the refusal comes at the
 //     first element beyond it, with the Bound's code.
 //
@@ -1441,7 +1447,13 @@ func (c *checker) value(depth int, bound *bounded) error {
 	if err != nil {
 		return c.syntax(err)
 	}
-	if raw.Kind() == '"' && !utf8.Valid(raw) {
+	if raw.Kind() != '"' {
+		return nil
+	}
+	if len(raw) > MaxStringBytes+2 {
+		return Errorf(CodeInvalidRequest, "%s is longer than %d bytes, more than any field holds", c.path(), MaxStringBytes)
+	}
+	if !utf8.Valid(raw) {
 		return Errorf(CodeInvalidRequest, "%s must be valid UTF-8", c.path())
 	}
 	return nil
@@ -1477,6 +1489,9 @@ func (c *checker) object(depth int, bound *bounded) error {
 		}
 		if n > MaxObjectMembers {
 			return Errorf(CodeInvalidRequest, "%s has more than %d members", c.objectPath(), MaxObjectMembers)
+		}
+		if len(raw) > MaxStringBytes+2 {
+			return Errorf(CodeInvalidRequest, "a member name of %s is longer than %d bytes", c.objectPath(), MaxStringBytes)
 		}
 		if !utf8.Valid(raw) {
 			return Errorf(CodeInvalidRequest, "a member name of %s is not valid UTF-8", c.objectPath())

@@ -247,6 +247,7 @@ func TestSubmitJSONDecodingNamesFieldPaths(t *testing.T) {
 		{"duplicate field in a nested object", `{` + valid + `,"customer":{"name":"a","name":"b"}}`, "customer.name is given twice"},
 		{"duplicate field in metadata", `{` + valid + `,"metadata":{"a":{"b":1,"b":2}}}`, "metadata.a.b is given twice"},
 		{"invalid UTF-8", `{` + valid + ",\"description\":\"\xff\"}", "description must be valid UTF-8"},
+		{"string longer than any field", `{` + valid + `,"description":"` + strings.Repeat("d", 70000) + `"}`, "description is longer than 65536 bytes, more than any field holds"},
 		{"invalid UTF-8 in metadata", `{` + valid + ",\"metadata\":{\"k\":[\"\xc3\"]}}", "metadata.k[0] must be valid UTF-8"},
 		{"11 time windows", `{` + valid + `,"preferredTimeWindows":[` + strings.Repeat(`{},`, 10) + `{}]}`,
 			"preferredTimeWindows must have at most 10 entries"},

@@ -457,7 +457,7 @@ func TestQuotedValuesAreCut(t *testing.T) {
 	s := newServer(t)
 	key := s.key("acme", "erp", connect.AllScopes...)
 	jobID := seedJob(t, s)
-	long := strings.Repeat("x", 100_000)
+	long := strings.Repeat("x", 10_000) // longer strings are refused unread
 	cut := strings.Repeat("x", 200) + "…"
 	tests := []struct {
 		name, method, path, body string

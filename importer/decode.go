@@ -137,18 +137,37 @@ func (u *unknownMembers) add(parent, name string) {
 }
 
 // peekExternalID returns the externalId member of a target that could not be
-// decoded, or "" when there is none.
+// decoded, or "" when there is none. Only its start is unquoted: the item
+// keeps it cut (connect.Cut), and it may be megabytes long.
 func (d *decoder) peekExternalID(raw []byte) string {
 	id := ""
 	_ = d.walk(raw, func(tokens *jsontext.Decoder, name string) error {
 		if name != "externalId" || tokens.PeekKind() != '"' {
 			return tokens.SkipValue()
 		}
-		tok, err := tokens.ReadToken()
-		id = tok.String()
+		value, err := tokens.ReadValue()
+		id = unquoteStart(value)
 		return err
 	})
 	return id
+}
+
+// peekBytes is how much of a long string peekExternalID unquotes: enough
+// for more than connect.MaxQuoted characters, however they are escaped.
+const peekBytes = 8 * connect.MaxQuoted
+
+// unquoteStart unquotes the JSON string value, or only its first peekBytes
+// when it is longer, cut before an escape sequence that would be split.
+func unquoteStart(value []byte) string {
+	if len(value) > peekBytes {
+		start := value[:peekBytes]
+		if i := bytes.LastIndexByte(start[len(start)-6:], '\\'); i >= 0 {
+			start = start[:len(start)-6+i]
+		}
+		value = append(bytes.Clone(start), '"')
+	}
+	s, _ := jsontext.AppendUnquote(nil, value)
+	return string(s)
 }
 
 // walk calls member for every top-level member name of the object raw; member

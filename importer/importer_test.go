@@ -126,6 +126,13 @@ func TestValidation(t *testing.T) {
 		{"custom field empty key", `"customFields":{"":"v"}`, "customFields[] must not be empty"},
 		{"nested wrong type", `"planning":"soon"`, "planning must be an object, not a string"},
 		{"duplicate member", `"title":"again"`, "title is given twice"},
+		// DECISIONS.md "Bounded cost of every request": checked while reading.
+		{"duplicate member in a nested object", `"planning":{"priority":"high","priority":"low"}`, "planning.priority is given twice"},
+		{"escaped duplicate", `"\u0074itle":"again"`, "title is given twice"},
+		{"invalid UTF-8", "\"note\":[\"\xff\"]", "note[0] must be valid UTF-8"},
+		{"101 custom fields", `"customFields":{` + customFields(101) + `}`, "customFields must have at most 100 entries"},
+		{"string longer than any field", `"description":"` + long(70000) + `"`, "description is longer than 65536 bytes, more than any field holds"},
+		{"object of 1,001 members", `"x":{` + customFields(1001) + `}`, "x has more than 1000 members"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -372,6 +379,15 @@ func TestBatchOperationDefault(t *testing.T) {
 	if r.Items[0].Status != connect.ItemCancelled || r.Items[1].Status != connect.ItemUpdated {
 		t.Errorf("statuses %s %s: the batch operation is the default, the target's own wins", r.Items[0].Status, r.Items[1].Status)
 	}
+}
+
+// customFields is n distinct members "k0":"v", "k1":"v", …
+func customFields(n int) string {
+	members := make([]string, n)
+	for i := range members {
+		members[i] = fmt.Sprintf(`"k%d":"v"`, i)
+	}
+	return strings.Join(members, ",")
 }
 
 // unknownMembers is n distinct envelope members that are not in the schema.
