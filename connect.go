@@ -1504,7 +1504,7 @@ func (c *checker) object(depth int, bound *bounded) error {
 			return Errorf(CodeInvalidRequest, "%s is given twice", c.path())
 		}
 		names[h] = struct{}{}
-		if err := c.member(depth, string(c.scratch)); err != nil {
+		if err := c.member(depth, c.scratch); err != nil {
 			return err
 		}
 	}
@@ -1513,20 +1513,20 @@ func (c *checker) object(depth int, bound *bounded) error {
 }
 
 // member checks the value of a member; at the top level it applies the
-// member's Bound.
-func (c *checker) member(depth int, name string) error {
+// member's Bound. name is only valid until the value is read.
+func (c *checker) member(depth int, name []byte) error {
 	if depth > 0 {
 		return c.value(depth+1, nil)
 	}
-	b, ok := c.limits.Bounds[name]
-	opaque := name == c.limits.Opaque
+	b, ok := c.limits.Bounds[string(name)]
+	opaque := string(name) == c.limits.Opaque
 	if !ok && opaque {
 		return c.syntax(c.dec.SkipValue())
 	}
 	if !ok {
 		return c.value(depth+1, nil)
 	}
-	return c.value(depth+1, &bounded{Bound: b, name: name, opaque: opaque})
+	return c.value(depth+1, &bounded{Bound: b, name: string(name), opaque: opaque})
 }
 
 func (c *checker) array(depth int, bound *bounded) error {
