@@ -138,7 +138,12 @@ func (s *fuzzServer) records(t *testing.T) string {
 // path (planning.routeDate, preferredTimeWindows[0].endUtc; a member named
 // with digits reads like an index, [0]; an odd name is quoted, "a b".c), a
 // header, or the document itself.
-var fieldFirst = regexp.MustCompile(`^(the (request body|batch|target|route suggestion request|appointment request|cancel request|batch's)\b|a member name of |Idempotency-Key|[^ "]+ (must|is|has|are|cannot)\b|"|customer |target |employee |import job |appointment request |optimization profile )`)
+var fieldFirst = regexp.MustCompile(`^(the (request body|batch|target|route suggestion request|appointment request|cancel request|batch's)\b|a member name of |Idempotency-Key|customer |target |employee |import job |appointment request |optimization profile |` +
+	fieldPath + ` (must|is|has|are|cannot)\b|.*… (must|is|has|are|cannot)\b)`)
+
+// fieldPath is the form of connect.FieldPath: names, quoted when odd, joined
+// by dots, and [n] for array elements (or members named with digits).
+const fieldPath = `(\[[0-9]+\]|"(\\.|[^"\\])*"|[^ ."\[]+)(\.("(\\.|[^"\\])*"|[^ ."\[]+)|\[[0-9]+\])*`
 
 // namesField reports whether a refusal's message says which field is at
 // fault. Codes that are not about the request's content need no field.
