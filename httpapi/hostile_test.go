@@ -153,15 +153,17 @@ func TestHostileBodiesAllocateBoundedMemory(t *testing.T) {
 func BenchmarkHostileBodies(b *testing.B) {
 	s := newBenchServer(b)
 	key := s.key("acme", "erp", connect.AllScopes...)
+	requests := 0 // every request has its own Idempotency-Key: none is a replay
 	for _, shape := range hostileShapes() {
 		body := shape.body()
 		b.Run(shape.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
-			for i := range b.N {
+			for range b.N {
+				requests++
 				req := httptest.NewRequest(shape.method, shape.path, bytes.NewReader(body))
 				req.Header.Set("Authorization", "Bearer "+key)
-				req.Header.Set("Idempotency-Key", fmt.Sprintf("bench-%d", i))
+				req.Header.Set("Idempotency-Key", fmt.Sprintf("bench-%d", requests))
 				rec := httptest.NewRecorder()
 				s.handler.ServeHTTP(rec, req)
 				if rec.Code != shape.wantStatus {

@@ -62,16 +62,24 @@ func (c *canonicalizer) value(depth int) (digest, error) {
 	case '{':
 		return c.object(depth)
 	}
+	canonical, err := c.scalar()
+	return sum(canonical), err
+}
+
+// scalar reads a string, number or literal and returns its canonical bytes,
+// valid until the next read: a kind marker (the opening quote, '0', or the
+// literal's own first letter) and the value.
+func (c *canonicalizer) scalar() ([]byte, error) {
 	raw, err := c.dec.ReadValue()
 	if err != nil {
-		return digest{}, err
+		return nil, err
 	}
 	switch kind := raw.Kind(); {
 	case kind == '"' && bytes.IndexByte(raw, '\\') < 0:
 		// Without escapes the characters are the bytes between the quotes,
-		// hashed in place with the opening quote as the kind marker: a
+		// taken in place with the opening quote as the kind marker: a
 		// string may be megabytes long.
-		return sum(raw[:len(raw)-1]), nil
+		return raw[:len(raw)-1], nil
 	case kind == '"':
 		c.scratch, err = jsontext.AppendUnquote(append(c.scratch[:0], '"'), raw)
 	case kind == '0':
@@ -79,8 +87,12 @@ func (c *canonicalizer) value(depth int) (digest, error) {
 	default: // true, false, null
 		c.scratch = append(c.scratch[:0], raw...)
 	}
-	return sum(c.scratch), err
+	return c.scratch, err
 }
+
+// maxInline is the longest canonical scalar an array takes in place of its
+// digest: hashing a million short elements one by one would cost a second.
+const maxInline = 64
 
 func (c *canonicalizer) array(depth int) (digest, error) {
 	if _, err := c.dec.ReadToken(); err != nil {
@@ -88,12 +100,29 @@ func (c *canonicalizer) array(depth int) (digest, error) {
 	}
 	h := c.level(depth)
 	h.Write(openArray)
-	for c.dec.PeekKind() != ']' {
-		d, err := c.value(depth + 1)
-		if err != nil {
-			return digest{}, err
+	for kind := c.dec.PeekKind(); kind != ']'; kind = c.dec.PeekKind() {
+		if kind != '[' && kind != '{' {
+			canonical, err := c.scalar()
+			if err != nil {
+				return digest{}, err
+			}
+			if len(canonical) <= maxInline {
+				// Tagged and length-prefixed, so no element runs into the
+				// next and none reads like a digest.
+				c.element[0], c.element[1] = inlineTag, byte(len(canonical))
+				h.Write(c.element[:2])
+				h.Write(canonical)
+				continue
+			}
+			c.element = sum(canonical)
+		} else {
+			d, err := c.value(depth + 1)
+			if err != nil {
+				return digest{}, err
+			}
+			c.element = d // d itself would escape to the heap through h
 		}
-		c.element = d // d itself would escape to the heap through h
+		h.Write(digestTag)
 		h.Write(c.element[:])
 	}
 	if _, err := c.dec.ReadToken(); err != nil {
@@ -103,9 +132,18 @@ func (c *canonicalizer) array(depth int) (digest, error) {
 	return digest(c.scratch[:16]), nil
 }
 
+// The tags of an array's elements: a scalar in place, or a digest.
+const inlineTag = 1
+
+var digestTag = []byte{0}
+
 func (c *canonicalizer) object(depth int) (digest, error) {
 	if _, err := c.dec.ReadToken(); err != nil {
 		return digest{}, err
+	}
+	if c.dec.PeekKind() == '}' {
+		_, err := c.dec.ReadToken()
+		return emptyObject, err
 	}
 	// Every object uses one list, nested ones after their parent's members.
 	members := &c.members
@@ -157,6 +195,13 @@ var openArray, openObject = []byte{'['}, []byte{'{'}
 // request may hold (connect.MaxObjectMembers): such a body is refused whatever
 // its spelling, so it is taken byte for byte and the member list stays small.
 var errTooManyMembers = errors.New("an object with more members than a request may hold")
+
+// emptyObject is the digest of {}, the same as an object of no members
+// hashed (memberList.digest), computed once: a body may hold millions.
+var emptyObject = func() digest {
+	full := sha256.Sum256(openObject)
+	return digest(full[:16])
+}()
 
 func sum(b []byte) digest {
 	full := sha256.Sum256(b)
