@@ -14,8 +14,11 @@
 package connect
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"hash/maphash"
+	"io"
 	"reflect"
 	"slices"
 	"strconv"
@@ -71,7 +74,7 @@ func ParseScopes(list string) ([]Scope, error) {
 		}
 		scope := Scope(name)
 		if !isKnownScope(scope) {
-			return nil, Errorf(CodeInvalidRequest, "unknown scope %q; known scopes: %s", name, joinScopes(AllScopes))
+			return nil, Errorf(CodeInvalidRequest, "unknown scope %s; known scopes: %s", Quote(name), joinScopes(AllScopes))
 		}
 		scopes = append(scopes, scope)
 	}
@@ -1204,7 +1207,7 @@ func ParseEventKinds(list string) ([]EventKind, error) {
 		case kind == "" || slices.Contains(kinds, kind):
 			continue
 		case !kind.Valid():
-			return nil, Errorf(CodeInvalidRequest, "unknown event kind %q; the kinds are %s", kind, joinEventKinds(EventKinds))
+			return nil, Errorf(CodeInvalidRequest, "unknown event kind %s; the kinds are %s", Quote(string(kind)), joinEventKinds(EventKinds))
 		}
 		kinds = append(kinds, kind)
 	}
@@ -1280,9 +1283,10 @@ type WebhookSubscription struct {
 
 // NewWebhookSubscription describes a subscription to create. URL must be https,
 // or http on a loopback host (127.0.0.0/8, ::1, localhost) when
-// AllowInsecureLoopback is set, for development. Kinds must hold at least one
-// of EventKinds; the webhook subscription service checks both rules, which
-// tags cannot say.
+// AllowInsecureLoopback is set, for development, and its host must not be or
+// resolve to a non-public address (DECISIONS.md "Bounded cost of every
+// request"; webhooks.URLPolicy). Kinds must hold at least one of EventKinds;
+// the webhook subscription service checks these rules, which tags cannot say.
 type NewWebhookSubscription struct {
 	TenantID              string      `json:"tenantId" validate:"notblank,max=200,printascii"`
 	URL                   string      `json:"url" validate:"notblank,max=2000"`
@@ -1352,6 +1356,29 @@ type WebhookSubscriptionService interface {
 	RotateWebhookSubscriptionSecret(ctx context.Context, caller Caller, id int64, opts WriteOptions) (WebhookSubscriptionOutcome, error)
 }
 
+// MaxQuoted is the most characters of a sent value that an error message
+// quotes or a rejected item's result keeps (DECISIONS.md "Bounded cost of
+// every request").
+const MaxQuoted = 200
+
+// Cut returns s, made valid UTF-8, cut to MaxQuoted characters followed by
+// "…" when it is longer: how a sent value appears in messages and results.
+func Cut(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if utf8.RuneCountInString(s) <= MaxQuoted {
+		return s
+	}
+	i := 0
+	for n := 0; n < MaxQuoted; n++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i] + "…"
+}
+
+// Quote is Cut(s) in double quotes, with Go escapes, for error messages.
+func Quote(s string) string { return strconv.Quote(Cut(s)) }
+
 // ---------------------------------------------------------------------------
 // JSON decoding problems
 
@@ -1386,18 +1413,263 @@ func DecodeProblem(err error, what string) string {
 
 // DecodeObject decodes body, which must be one JSON object, into v. Every
 // problem is an InvalidRequest error whose message says what is wrong and
-// where: the body is not JSON, not an object, or a member has the wrong type
-// (DecodeProblem). opts go to the JSON decoder, e.g.
-// json.RejectUnknownMembers(true) for a body without a warnings channel.
+// where: the body is not JSON, not an object, breaks the strictness rules of
+// CheckJSON, or a member has the wrong type (DecodeProblem). opts go to the
+// JSON decoder, e.g. json.RejectUnknownMembers(true) for a body without a
+// warnings channel.
 func DecodeObject(body []byte, v any, what string, opts ...json.Options) error {
-	if jsontext.Value(body).Kind() != '{' {
-		return RequireObject(body, opts...)
+	return DecodeBounded(body, v, Limits{What: what}, opts...)
+}
+
+// DecodeBounded is DecodeObject with the bounds of l: body is checked by
+// CheckJSON first, so nothing is decoded from a body beyond a limit.
+func DecodeBounded(body []byte, v any, l Limits, opts ...json.Options) error {
+	if err := CheckJSON(body, l); err != nil {
+		return err
 	}
-	// The decoder words a syntax error with its place, which IsValid cannot.
+	// CheckJSON found any name given twice, at a bounded cost; the decoder's
+	// own check keeps every name of an object in memory.
+	opts = append(opts, jsontext.AllowDuplicateNames(true))
 	if err := json.Unmarshal(body, v, opts...); err != nil {
-		return Errorf(CodeInvalidRequest, "%s", DecodeProblem(err, what))
+		return Errorf(CodeInvalidRequest, "%s", DecodeProblem(err, l.What))
 	}
 	return nil
+}
+
+// MaxObjectMembers is the most members any JSON object in a request may have
+// (beyond the bounds of Limits): a body is read once and never decoded
+// whole, but every name of an object must be remembered to find one given
+// twice.
+const MaxObjectMembers = 1000
+
+// MaxStringBytes is the longest string a request may hold, in bytes: more
+// than any field allows (the longest, a description, is 10,000 characters),
+// so a longer one is refused before it is decoded.
+const MaxStringBytes = 64 << 10
+
+// Bound caps a top-level member of a request object: at most Max elements
+// (an array) or members (an object); beyond, the refusal has Code.
+type Bound struct {
+	Max  int
+	Code ErrorCode
+}
+
+// Limits are what CheckJSON enforces beyond the strictness rules.
+type Limits struct {
+	// What names the document in messages: "batch", "target", "cancel request".
+	What string
+	// Bounds caps top-level members by name.
+	Bounds map[string]Bound
+	// Opaque names a top-level member whose elements are only counted (its
+	// Bound) and skipped unread: the batch's targets, each checked on its own.
+	Opaque string
+}
+
+// CheckJSON reads body once as a stream of tokens, without decoding it, and
+// refuses at the first fault, so a hostile body costs a fixed amount of memory
+// whatever its size (DECISIONS.md "Bounded cost of every request"):
+//   - it is not one JSON object (InvalidRequest);
+//   - a member name is given twice in one object, or a string or name is not
+//     valid UTF-8 (InvalidRequest, naming the path);
+//   - an object has more than MaxObjectMembers members, or a string more than
+//     MaxStringBytes bytes (InvalidRequest);
+//   - a bounded member holds more than its Bound: the refusal comes at the
+//     first element beyond it, with the Bound's code.
+//
+// The error's message names the field; a caller checking one item of a batch
+// uses it as the item's problem.
+func CheckJSON(body []byte, l Limits) error {
+	c := checkers.Get().(*checker)
+	defer c.release()
+	c.limits = l
+	c.input = *bytes.NewBuffer(body)
+	c.dec.Reset(&c.input, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if kind := c.dec.PeekKind(); kind != '{' {
+		if _, err := c.dec.ReadToken(); err != nil {
+			return c.syntax(err)
+		}
+		return Errorf(CodeInvalidRequest, "the %s must be a JSON object", l.What)
+	}
+	if err := c.object(0, nil); err != nil {
+		return err
+	}
+	if _, err := c.dec.ReadToken(); err != io.EOF {
+		return Errorf(CodeInvalidRequest, "the %s is not valid JSON: there is more after the object", l.What)
+	}
+	return nil
+}
+
+// checker is the state of one CheckJSON: the names of the objects being
+// read, one set per depth, reused from object to object and, through
+// checkers, from call to call (a batch checks a thousand targets).
+type checker struct {
+	dec     *jsontext.Decoder
+	input   bytes.Buffer // read in place by dec
+	limits  Limits
+	seed    maphash.Seed
+	names   []map[uint64]struct{}
+	scratch []byte
+}
+
+var checkers = sync.Pool{New: func() any {
+	c := &checker{seed: maphash.MakeSeed()}
+	c.dec = jsontext.NewDecoder(&c.input)
+	return c
+}}
+
+// release returns c to checkers without the body it read.
+func (c *checker) release() {
+	c.input = bytes.Buffer{}
+	c.dec.Reset(&c.input)
+	checkers.Put(c)
+}
+
+func (c *checker) value(depth int, bound *bounded) error {
+	switch c.dec.PeekKind() {
+	case '{':
+		return c.object(depth, bound)
+	case '[':
+		return c.array(depth, bound)
+	}
+	raw, err := c.dec.ReadValue()
+	if err != nil {
+		return c.syntax(err)
+	}
+	if raw.Kind() != '"' {
+		return nil
+	}
+	if len(raw) > MaxStringBytes+2 {
+		return Errorf(CodeInvalidRequest, "%s is longer than %d bytes, more than any field holds", c.path(), MaxStringBytes)
+	}
+	if !utf8.Valid(raw) {
+		return Errorf(CodeInvalidRequest, "%s must be valid UTF-8", c.path())
+	}
+	return nil
+}
+
+// bounded is a Bound at work: the member it caps and whether its elements
+// are skipped unread.
+type bounded struct {
+	Bound
+	name   string
+	opaque bool
+}
+
+func (b *bounded) exceeded(n int) error {
+	if b == nil || n <= b.Max {
+		return nil
+	}
+	return Errorf(b.Code, "%s must have at most %d entries", b.name, b.Max)
+}
+
+func (c *checker) object(depth int, bound *bounded) error {
+	if _, err := c.dec.ReadToken(); err != nil {
+		return c.syntax(err)
+	}
+	names := c.nameSet(depth)
+	for n := 1; c.dec.PeekKind() != '}'; n++ {
+		raw, err := c.dec.ReadValue()
+		if err != nil {
+			return c.syntax(err)
+		}
+		if err := bound.exceeded(n); err != nil {
+			return err
+		}
+		if n > MaxObjectMembers {
+			return Errorf(CodeInvalidRequest, "%s has more than %d members", c.objectPath(), MaxObjectMembers)
+		}
+		if len(raw) > MaxStringBytes+2 {
+			return Errorf(CodeInvalidRequest, "a member name of %s is longer than %d bytes", c.objectPath(), MaxStringBytes)
+		}
+		if !utf8.Valid(raw) {
+			return Errorf(CodeInvalidRequest, "a member name of %s is not valid UTF-8", c.objectPath())
+		}
+		if c.scratch, err = jsontext.AppendUnquote(c.scratch[:0], raw); err != nil {
+			return c.syntax(err)
+		}
+		h := maphash.Bytes(c.seed, c.scratch)
+		if _, twice := names[h]; twice {
+			return Errorf(CodeInvalidRequest, "%s is given twice", c.path())
+		}
+		names[h] = struct{}{}
+		if err := c.member(depth, c.scratch); err != nil {
+			return err
+		}
+	}
+	_, err := c.dec.ReadToken()
+	return c.syntax(err)
+}
+
+// member checks the value of a member; at the top level it applies the
+// member's Bound. name is only valid until the value is read.
+func (c *checker) member(depth int, name []byte) error {
+	if depth > 0 {
+		return c.value(depth+1, nil)
+	}
+	b, ok := c.limits.Bounds[string(name)]
+	opaque := string(name) == c.limits.Opaque
+	if !ok && opaque {
+		return c.syntax(c.dec.SkipValue())
+	}
+	if !ok {
+		return c.value(depth+1, nil)
+	}
+	return c.value(depth+1, &bounded{Bound: b, name: string(name), opaque: opaque})
+}
+
+func (c *checker) array(depth int, bound *bounded) error {
+	if _, err := c.dec.ReadToken(); err != nil {
+		return c.syntax(err)
+	}
+	for n := 1; c.dec.PeekKind() != ']'; n++ {
+		if err := bound.exceeded(n); err != nil {
+			return err
+		}
+		var err error
+		if bound != nil && bound.opaque {
+			err = c.syntax(c.dec.SkipValue())
+		} else {
+			err = c.value(depth+1, nil)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err := c.dec.ReadToken()
+	return c.syntax(err)
+}
+
+// nameSet returns the emptied set of member names for an object at depth.
+func (c *checker) nameSet(depth int) map[uint64]struct{} {
+	for len(c.names) <= depth {
+		c.names = append(c.names, map[uint64]struct{}{})
+	}
+	clear(c.names[depth])
+	return c.names[depth]
+}
+
+// path is the field path of the value just read, cut for messages.
+func (c *checker) path() string {
+	if p := FieldPath(c.dec.StackPointer()); p != "" {
+		return Cut(p)
+	}
+	return "the " + c.limits.What
+}
+
+// objectPath is the path of the object whose member name was just read.
+func (c *checker) objectPath() string {
+	if s := FieldPath(c.dec.StackPointer().Parent()); s != "" {
+		return Cut(s)
+	}
+	return "the " + c.limits.What
+}
+
+// syntax words a syntax error with its place; nil stays nil.
+func (c *checker) syntax(err error) error {
+	if err == nil {
+		return nil
+	}
+	return Errorf(CodeInvalidRequest, "%s", DecodeProblem(err, c.limits.What))
 }
 
 // RequireObject refuses a body that is not one JSON object, with an
@@ -1415,6 +1687,9 @@ func RequireObject(body []byte, opts ...json.Options) error {
 
 // FieldPath turns a JSON pointer (/preferredTimeWindows/0/endUtc) into the path
 // used in messages (preferredTimeWindows[0].endUtc).
+//
+// A member name that is not a plain word (letters, digits, _, $, -) is quoted,
+// so a name with spaces or dots reads as one name: note."a b".
 func FieldPath(p jsontext.Pointer) string {
 	var b strings.Builder
 	for tok := range p.Tokens() {
@@ -1422,12 +1697,25 @@ func FieldPath(p jsontext.Pointer) string {
 		case tok != "" && strings.Trim(tok, "0123456789") == "":
 			b.WriteString("[" + tok + "]")
 		case b.Len() > 0:
-			b.WriteString("." + tok)
+			b.WriteString("." + plainName(tok))
 		default:
-			b.WriteString(tok)
+			b.WriteString(plainName(tok))
 		}
 	}
 	return b.String()
+}
+
+// plainName is name, quoted unless it is a plain word.
+func plainName(name string) string {
+	for _, r := range name {
+		if !(r == '_' || r == '$' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return strconv.Quote(name)
+		}
+	}
+	if name == "" {
+		return `""`
+	}
+	return name
 }
 
 var (

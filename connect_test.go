@@ -197,3 +197,26 @@ func TestCheckUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestCut: a sent value in a message or a rejected item is cut to 200
+// characters (not bytes) followed by "…", and made valid UTF-8.
+func TestCut(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"short", "WO-1", "WO-1"},
+		{"exactly 200", strings.Repeat("a", 200), strings.Repeat("a", 200)},
+		{"201", strings.Repeat("a", 201), strings.Repeat("a", 200) + "…"},
+		{"a megabyte", strings.Repeat("x", 1<<20), strings.Repeat("x", 200) + "…"},
+		{"characters, not bytes", strings.Repeat("ä", 250), strings.Repeat("ä", 200) + "…"},
+		{"invalid UTF-8", "a\xffb", "a\uFFFDb"},
+	}
+	for _, tc := range tests {
+		if got := connect.Cut(tc.in); got != tc.want {
+			t.Errorf("%s: Cut = %q (%d bytes), want %q", tc.name, got[:min(len(got), 40)], len(got), tc.want[:min(len(tc.want), 40)])
+		}
+	}
+	if got := connect.Quote(strings.Repeat("\"", 300)); got != `"`+strings.Repeat(`\"`, 200)+`…"` {
+		t.Errorf("Quote = %s", got)
+	}
+}

@@ -28,7 +28,7 @@ func (s *Service) CancelAppointmentRequest(ctx context.Context, caller connect.C
 func (s *Service) CancelAppointmentRequestJSON(ctx context.Context, caller connect.Caller, id string, body []byte, opts connect.WriteOptions) (connect.CancelAppointmentOutcome, error) {
 	return s.cancel(ctx, caller, id, opts, func() ([]byte, error) { return body, nil }, func() (connect.CancelAppointmentRequest, error) {
 		var req connect.CancelAppointmentRequest
-		return req, decodeBody(body, &req, "cancel request")
+		return req, decodeBody(body, &req, connect.Limits{What: "cancel request"})
 	})
 }
 

@@ -156,9 +156,13 @@ func TestCancelValidation(t *testing.T) {
 		{"cancelledBy case", `{"reason":"r","cancelledBy":"Client"}`, "cancelledBy must be one of: client, customer, operator"},
 		{"unknown field", `{"reason":"r","by":"client"}`, "by is not a field of the cancel request (field names are case-sensitive)"},
 		{"wrong type", `{"reason":42}`, "reason must be a string, not a number"},
-		{"not an object", `"cancel"`, "the request body must be a JSON object"},
-		{"not JSON", `reason=r`, "the request body is not valid JSON"},
-		{"empty body", ``, "the request body is not valid JSON"},
+		{"not an object", `"cancel"`, "the cancel request must be a JSON object"},
+		{"not JSON", `reason=r`, "the cancel request is not valid JSON: invalid character 'r' at start of value"},
+		{"empty body", ``, "the cancel request is not valid JSON"},
+		// DECISIONS.md "Bounded cost of every request": strict envelopes.
+		{"reason twice", `{"reason":"a","reason":"b"}`, "reason is given twice"},
+		{"invalid UTF-8", "{\"reason\":\"caf\xe9\"}", "reason must be valid UTF-8"},
+		{"invalid UTF-8 in a name", "{\"reason\":\"r\",\"\xff\":1}", "a member name of the cancel request is not valid UTF-8"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

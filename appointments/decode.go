@@ -6,10 +6,22 @@ import (
 	"github.com/integration-connect/connect"
 )
 
+// maxTimeWindows bounds preferredTimeWindows (its validate tag says the same).
+const maxTimeWindows = 10
+
+// submitLimits are the limits of a submitted request, enforced while it is
+// read: the 11th time window fails the request at once, before anything is
+// decoded.
+var submitLimits = connect.Limits{
+	What:   "appointment request",
+	Bounds: map[string]connect.Bound{"preferredTimeWindows": {Max: maxTimeWindows, Code: connect.CodeInvalidRequest}},
+}
+
 // decodeBody decodes a JSON request body into v. It is strict, because an
 // appointment request has no channel for warnings: a field that is not in the
 // schema, at any depth, fails the request with its path named, so a typo never
-// silently drops data. what names the body ("cancel request") in messages.
-func decodeBody(body []byte, v any, what string) error {
-	return connect.DecodeObject(body, v, what, json.RejectUnknownMembers(true))
+// silently drops data. l names the body ("cancel request") in messages and
+// bounds its members.
+func decodeBody(body []byte, v any, l connect.Limits) error {
+	return connect.DecodeBounded(body, v, l, json.RejectUnknownMembers(true))
 }

@@ -51,7 +51,7 @@ func (s *Service) transitionTx(tenantID, id string, action connect.AppointmentAc
 func (s *Service) ListAppointmentRequests(ctx context.Context, tenantID string, status connect.AppointmentStatus, after string, limit int) (connect.AppointmentRequestPage, error) {
 	if status != "" && !status.Valid() {
 		return connect.AppointmentRequestPage{}, connect.Errorf(connect.CodeInvalidRequest,
-			"unknown status %q; the statuses are %s", status, statusNames())
+			"unknown status %s; the statuses are %s", connect.Quote(string(status)), statusNames())
 	}
 	limit = pageLimit(limit)
 	page := connect.AppointmentRequestPage{Requests: []connect.AppointmentRequest{}}

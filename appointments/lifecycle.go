@@ -169,7 +169,7 @@ func requireHostAction(action connect.AppointmentAction) error {
 	by, known := performer(action)
 	switch {
 	case !known:
-		return connect.Errorf(connect.CodeInvalidRequest, "unknown action %q; the host actions are %s", action, hostActions())
+		return connect.Errorf(connect.CodeInvalidRequest, "unknown action %s; the host actions are %s", connect.Quote(string(action)), hostActions())
 	case by == ActorService:
 		return connect.Errorf(connect.CodeInvalidRequest, "%s is performed by the service's automatic checks on submit, not by a host", action)
 	case by == ActorClient:

@@ -82,7 +82,7 @@ func (s *Service) SubmitAppointmentRequest(ctx context.Context, caller connect.C
 func (s *Service) SubmitAppointmentRequestJSON(ctx context.Context, caller connect.Caller, body []byte, opts connect.WriteOptions) (connect.AppointmentOutcome, error) {
 	return s.submit(ctx, caller, opts, func() ([]byte, error) { return body, nil }, func() (connect.NewAppointmentRequest, error) {
 		var req connect.NewAppointmentRequest
-		return req, decodeBody(body, &req, "appointment request")
+		return req, decodeBody(body, &req, submitLimits)
 	})
 }
 
@@ -207,7 +207,7 @@ func (s *Service) read(ctx context.Context, caller connect.Caller, id string) (*
 func load(tx store.Tx, tenantID, id string) (*store.AppointmentRequest, error) {
 	rec, err := tx.AppointmentRequest(tenantID, id)
 	if errors.Is(err, connect.ErrNotFound) {
-		return nil, connect.Errorf(connect.CodeNotFound, "appointment request %q not found", id)
+		return nil, connect.Errorf(connect.CodeNotFound, "appointment request %s not found", connect.Quote(id))
 	}
 	return rec, err
 }

@@ -2,12 +2,17 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/importer/importertest"
@@ -89,4 +94,74 @@ func BenchmarkHTTPRouteSuggestion200(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/request")
+}
+
+// BenchmarkHealthUnderRouteLoad keeps 32 route requests on a 1,000-target job
+// in flight (the solve queue bounds how many run) and measures health checks
+// and single imports meanwhile: their 99th-percentile latency, the route
+// requests answered, the 429s among them, and the heap in use at its peak.
+func BenchmarkHealthUnderRouteLoad(b *testing.B) {
+	s := newBenchServer(b)
+	key := s.key("acme", "planner", connect.AllScopes...)
+	body := []byte(`{"targets":[` + strings.Join(routetest.Targets(1000), ",") + `]}`)
+	if status := post(b, s.url+base+"/inbound/targets/batch", key, body); status != 200 {
+		b.Fatalf("import: %d", status)
+	}
+	ctx, stop := context.WithCancel(b.Context())
+	var routed, limited atomic.Int64
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				req, _ := http.NewRequestWithContext(ctx, "POST", s.url+base+"/import-jobs/1/route-suggestion", strings.NewReader(`{"routeDate":"2026-11-23"}`))
+				req.Header.Set("Authorization", "Bearer "+key)
+				resp, err := benchClient.Do(req)
+				if err != nil {
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				routed.Add(1)
+				if resp.StatusCode == http.StatusTooManyRequests {
+					limited.Add(1)
+				}
+			}
+		})
+	}
+	var peak atomic.Uint64
+	wg.Go(func() {
+		var m runtime.MemStats
+		for ctx.Err() == nil {
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > peak.Load() {
+				peak.Store(m.HeapInuse)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+	var latencies []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		start := time.Now()
+		req, _ := http.NewRequest("GET", s.url+base+"/integration/health", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := benchClient.Do(req)
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatalf("health: %v %v", resp, err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if status := post(b, s.url+base+"/inbound/targets", key, []byte(fmt.Sprintf(`{"externalId":"L%d","title":"x"}`, i))); status != 201 {
+			b.Fatalf("import: %d", status)
+		}
+		latencies = append(latencies, time.Since(start)/2)
+	}
+	b.StopTimer()
+	stop()
+	wg.Wait()
+	slices.Sort(latencies)
+	b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(routed.Load()), "route-answers")
+	b.ReportMetric(float64(limited.Load()), "route-429s")
+	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
 }

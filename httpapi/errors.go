@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/cockroachdb/errors"
+
 	"github.com/integration-connect/connect"
 )
 
@@ -23,6 +25,10 @@ var statusOf = map[connect.ErrorCode]int{
 	connect.CodeInternalError:          http.StatusInternalServerError,
 }
 
+// statusClientClosedRequest is recorded for a request whose client left
+// before the answer (nginx's 499); no client ever sees it.
+const statusClientClosedRequest = 499
+
 // internalMessage is all a client learns of a fault; the log has the rest.
 const internalMessage = "an internal error occurred; quote the correlation id when you report it"
 
@@ -35,6 +41,13 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	status, known := 0, false
 	if e != nil {
 		status, known = statusOf[e.Code]
+	}
+	if !known && r.Context().Err() != nil && errors.Is(err, r.Context().Err()) {
+		// The client left (a route request waiting for a solver, say): nobody
+		// reads the answer and nothing is wrong with the service.
+		h.log(r).Info("the client left before the answer", "cause", err.Error())
+		w.WriteHeader(statusClientClosedRequest)
+		return
 	}
 	if !known || status == http.StatusInternalServerError {
 		h.log(r).Error("internal error", "error", err)

@@ -5,8 +5,10 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"runtime"
 	"strings"
 	"sync"
@@ -65,7 +67,7 @@ func newServerOn(t testing.TB, db store.Store, adjust ...func(*httpapi.Config)) 
 		Clients: &store.Clients{Store: db}, Importer: imports, Jobs: imports,
 		Appointments: appointments.New(appointments.Config{Store: db}),
 		Routes:       routesuggest.New(routesuggest.Config{Store: db}), DrawRoute: routesuggest.SVG,
-		Webhooks: &webhooks.Subscriptions{Store: db},
+		Webhooks: &webhooks.Subscriptions{Store: db, URLs: webhooks.URLPolicy{Resolver: exampleDNS{}}},
 		Logger:   slog.New(slog.NewTextHandler(logs, nil)),
 	}
 	for _, fn := range adjust {
@@ -242,3 +244,14 @@ func newBenchServer(b *testing.B) *server {
 }
 
 func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
+
+// exampleDNS resolves every name under example.com to one public address and
+// nothing else, so the tests never ask a real DNS server.
+type exampleDNS struct{}
+
+func (exampleDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if strings.HasSuffix(host, ".example.com") {
+		return []netip.Addr{netip.MustParseAddr("93.184.215.14")}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}

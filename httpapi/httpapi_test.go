@@ -76,6 +76,44 @@ func TestScopeMatrix(t *testing.T) {
 	}
 }
 
+// TestTwoAuthorizationHeadersAreUnauthorized: a request with two
+// Authorization headers is 401, whichever of them is valid (DECISIONS.md
+// "Bounded cost of every request").
+func TestTwoAuthorizationHeadersAreUnauthorized(t *testing.T) {
+	s := newServer(t)
+	key := "Bearer " + s.key("acme", "erp", connect.AllScopes...)
+	other := "Bearer " + s.key("acme", "crm", connect.AllScopes...)
+	tests := []struct {
+		name    string
+		headers []string
+		want    int
+	}{
+		{"one valid header", []string{key}, 200},
+		{"the same valid key twice", []string{key, key}, 401},
+		{"two valid keys", []string{key, other}, 401},
+		{"valid, then unknown", []string{key, "Bearer ick_0123456789012345678901234567890123456789012"}, 401},
+		{"unknown, then valid", []string{"Basic dXNlcjpwYXNz", key}, 401},
+		{"valid, then empty", []string{key, ""}, 401},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest("GET", s.url+base+"/integration/health", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header["Authorization"] = tc.headers
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.want || tc.want == 401 && resp.Header.Get("WWW-Authenticate") != "Bearer" {
+				t.Errorf("status %d (WWW-Authenticate %q), want %d", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), tc.want)
+			}
+		})
+	}
+}
+
 func TestUnauthorized(t *testing.T) {
 	s := newServer(t)
 	jobID := seedJob(t, s)
@@ -430,4 +468,45 @@ func TestOversizeBodies(t *testing.T) {
 			t.Errorf("%s: %d %s", tc.path, resp.status, resp.body)
 		}
 	}
+}
+
+// TestQuotedValuesAreCut: a value quoted in an error message, or kept in a
+// rejected item's result, is cut to 200 characters followed by "…"
+// (DECISIONS.md "Bounded cost of every request").
+func TestQuotedValuesAreCut(t *testing.T) {
+	s := newServer(t)
+	key := s.key("acme", "erp", connect.AllScopes...)
+	jobID := seedJob(t, s)
+	long := strings.Repeat("x", 10_000) // longer strings are refused unread
+	cut := strings.Repeat("x", 200) + "…"
+	tests := []struct {
+		name, method, path, body string
+		wantStatus               int
+		wantMessage              string
+	}{
+		{"unknown employee", "POST", fmt.Sprintf("%s/import-jobs/%d/route-suggestion", base, jobID), `{"routeDate":"2026-11-23","employeeId":"` + long + `"}`,
+			404, `employee "` + cut + `" not found`},
+		{"unknown appointment request", "GET", "/connect/v1/appointment-requests/apr_" + long, "", 404, `appointment request "apr_` + strings.Repeat("x", 196) + `…" not found`},
+		{"id that is not an id", "GET", base + "/import-jobs/" + long, "", 404, `"` + cut + `" is not an id`},
+		{"duplicate long member name", "POST", "/connect/v1/appointment-requests", `{"` + long + `":1,"` + long + `":2}`, 400, cut + " is given twice"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := s.do(request{method: tc.method, path: tc.path, body: tc.body, key: key, invalid: true})
+			if e := resp.apiError(t); resp.status != tc.wantStatus || e.Message != tc.wantMessage {
+				t.Errorf("got %d %q…, want %d %q…", resp.status, e.Message[:min(len(e.Message), 60)], tc.wantStatus, tc.wantMessage[:60])
+			}
+		})
+	}
+	t.Run("rejected item keeps its externalId cut", func(t *testing.T) {
+		var r connect.InboundImportResult
+		s.do(request{method: "POST", path: base + "/inbound/targets", body: `{"externalId":"` + long + `","title":"t"}`, key: key, invalid: true}).json(t, &r)
+		if item := r.Items[0]; item.Status != connect.ItemRejected || item.ExternalID != cut {
+			t.Errorf("item %s with an externalId of %d bytes, want Rejected and %d", item.Status, len(item.ExternalID), len(cut))
+		}
+		job := s.do(request{method: "GET", path: fmt.Sprintf("%s/import-jobs/%d", base, r.ImportJobID), key: key})
+		if strings.Contains(string(job.body), strings.Repeat("x", 201)) {
+			t.Errorf("the job keeps more than 200 characters of the externalId (%d bytes)", len(job.body))
+		}
+	})
 }

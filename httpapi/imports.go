@@ -106,7 +106,7 @@ func pathID(c call) (int64, error) {
 	raw := c.params.ByName("id")
 	id, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil {
-		return 0, connect.Errorf(connect.CodeNotFound, "%q is not an id", raw)
+		return 0, connect.Errorf(connect.CodeNotFound, "%s is not an id", connect.Quote(raw))
 	}
 	return id, nil
 }

@@ -145,3 +145,43 @@ func orNone(w []connect.CustomerMappingWarning) []connect.CustomerMappingWarning
 	}
 	return w
 }
+
+// TestCustomerIdentityOverHTTP is issue 12's scenario through endpoint 2: a
+// second source record with the same customer number gets its own customer,
+// nobody's name flips, and the number alone is then ambiguous.
+func TestCustomerIdentityOverHTTP(t *testing.T) {
+	s := newServer(t)
+	key := s.key("acme", "erp", connect.ScopeTargetsWrite, connect.ScopeCustomersMap)
+	steps := []struct {
+		id, customer string
+		want         connect.CustomerMappingStatus
+	}{
+		{"A", `{"externalId":"cust-2","customerNumber":"K-200","name":"A"}`, connect.MappingCreated},
+		{"B", `{"externalId":"cust-3","customerNumber":"K-200","name":"B"}`, connect.MappingCreated},
+		{"C", `{"externalId":"cust-2","customerNumber":"K-200","name":"A"}`, connect.MappingMapped},
+		{"D", `{"customerNumber":"K-200"}`, connect.MappingWarning},
+	}
+	var linked []int64
+	for _, step := range steps {
+		target := mappedTarget(step.id, map[string]string{"customer": step.customer, "location": "", "contact": ""})
+		var r connect.InboundImportResult
+		s.do(request{method: "POST", path: base + "/inbound/targets", body: target, key: key}).json(t, &r)
+		got := r.Items[0].CustomerMapping
+		ambiguous := slices.Equal(got.Warnings, []connect.CustomerMappingWarning{connect.MappingAmbiguousCustomerNumber})
+		if got.Status != step.want || ambiguous != (step.want == connect.MappingWarning) {
+			t.Fatalf("target %s: mapping %s %v, want %s", step.id, got.Status, got.Warnings, step.want)
+		}
+		if got.CustomerID != nil {
+			linked = append(linked, *got.CustomerID)
+		}
+	}
+	if len(linked) != 3 || linked[0] == linked[1] || linked[2] != linked[0] {
+		t.Errorf("linked customers %v: want A and C on one customer, B on another, D on none", linked)
+	}
+	for i, want := range []string{"A", "B"} {
+		c, err := s.customers.Customer(t.Context(), "acme", linked[i])
+		if err != nil || c.Name != want {
+			t.Errorf("customer %d = %+v, %v; want name %s", linked[i], c.Customer, err, want)
+		}
+	}
+}

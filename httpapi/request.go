@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -79,7 +80,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, tooLarge conn
 	if r.ContentLength > h.cfg.MaxBodyBytes {
 		return nil, refusal
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxBodyBytes))
+	body, err := readAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxBodyBytes), r.ContentLength)
 	var maxBytes *http.MaxBytesError
 	if errors.As(err, &maxBytes) {
 		return nil, refusal
@@ -88,6 +89,14 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, tooLarge conn
 		return nil, connect.Errorf(connect.CodeInvalidRequest, "the request body could not be read")
 	}
 	return body, nil
+}
+
+// readAll reads r to its end into one buffer of the announced size (when
+// there is one), so a large body is not copied again and again as it grows.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, max(size, 0)+bytes.MinRead))
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
 }
 
 // writeOptions reads the Idempotency-Key header. A header that is present but

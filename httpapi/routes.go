@@ -90,9 +90,14 @@ func (h *Handler) admit(r *http.Request, rt route, c *call) error {
 }
 
 // authenticate reads "Authorization: Bearer <API key>". Every failure is the
-// same Unauthorized answer.
+// same Unauthorized answer, including two Authorization headers: which one
+// counts would be a guess, and proxies may disagree with us about it.
 func (h *Handler) authenticate(r *http.Request) (connect.Caller, error) {
-	scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	values := r.Header.Values("Authorization")
+	if len(values) != 1 {
+		return connect.Caller{}, connect.ErrUnauthorized
+	}
+	scheme, key, ok := strings.Cut(values[0], " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return connect.Caller{}, connect.ErrUnauthorized
 	}

@@ -1,11 +1,15 @@
 package httpapi_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/httpapi"
+	"github.com/integration-connect/connect/routesuggest"
+	"github.com/integration-connect/connect/store"
 )
 
 func TestRouteSuggestionEndpoint(t *testing.T) {
@@ -89,5 +93,60 @@ func TestImportLinksToRouteSuggestion(t *testing.T) {
 	s.do(request{method: "POST", path: base + "/inbound/targets", body: goodTarget, key: key}).json(t, &r)
 	if want := fmt.Sprintf("/api/v1/import-jobs/%d/route-suggestion", r.ImportJobID); r.Links["routeSuggestion"] != want {
 		t.Errorf("links %v, want routeSuggestion %s", r.Links, want)
+	}
+}
+
+// heldTravel holds every solve until the test releases it.
+type heldTravel struct {
+	started chan struct{}
+	release chan struct{}
+}
+
+func (h heldTravel) Matrix(ctx context.Context, points []routesuggest.Point, profile store.OptimizationProfile) (routesuggest.Travel, error) {
+	h.started <- struct{}{}
+	select {
+	case <-h.release:
+	case <-ctx.Done():
+		return routesuggest.Travel{}, ctx.Err()
+	}
+	return routesuggest.GreatCircle{}.Matrix(ctx, points, profile)
+}
+
+// TestRouteSuggestionQueueFullIs429: with every solver busy and no room to
+// wait, endpoint 6 answers 429 RateLimited with retryAfterSeconds and
+// Retry-After, while health checks and imports keep answering; the 429 is
+// not recorded against the Idempotency-Key.
+func TestRouteSuggestionQueueFullIs429(t *testing.T) {
+	held := heldTravel{started: make(chan struct{}, 4), release: make(chan struct{})}
+	s := newServer(t, func(cfg *httpapi.Config) {
+		cfg.Routes = routesuggest.New(routesuggest.Config{Store: cfg.Clients.(*store.Clients).Store, Travel: held, Concurrency: 1, QueueLength: -1})
+	})
+	key := s.key("acme", "planner", connect.AllScopes...)
+	jobID := seedJob(t, s)
+	path := fmt.Sprintf("%s/import-jobs/%d/route-suggestion", base, jobID)
+	first := make(chan response, 1)
+	go func() {
+		first <- s.do(request{method: "POST", path: path, body: `{"routeDate":"2026-11-23"}`, key: key})
+	}()
+	<-held.started
+
+	busy := s.do(request{method: "POST", path: path, body: `{"routeDate":"2026-11-23"}`, key: key, header: map[string]string{"Idempotency-Key": "q-1"}})
+	e := busy.apiError(t)
+	if busy.status != 429 || e.Code != connect.CodeRateLimited || e.RetryAfterSeconds == nil || *e.RetryAfterSeconds < 1 ||
+		busy.header.Get("Retry-After") != fmt.Sprint(*e.RetryAfterSeconds) {
+		t.Fatalf("queue full: %d %s (Retry-After %q)", busy.status, busy.body, busy.header.Get("Retry-After"))
+	}
+	if r := s.do(request{method: "GET", path: base + "/integration/health", key: key}); r.status != 200 {
+		t.Errorf("health while solving: %d", r.status)
+	}
+	if r := s.do(request{method: "POST", path: base + "/inbound/targets", body: `{"externalId":"Q1","title":"x"}`, key: key}); r.status != 201 {
+		t.Errorf("import while solving: %d %s", r.status, r.body)
+	}
+	close(held.release)
+	if r := <-first; r.status != 200 {
+		t.Errorf("the held request: %d %s", r.status, r.body)
+	}
+	if r := s.do(request{method: "POST", path: path, body: `{"routeDate":"2026-11-23"}`, key: key, header: map[string]string{"Idempotency-Key": "q-1"}}); r.status != 200 || r.header.Get("Idempotent-Replayed") != "" {
+		t.Errorf("retry with the refused request's key: %d %s (replayed %q)", r.status, r.body, r.header.Get("Idempotent-Replayed"))
 	}
 }

@@ -81,6 +81,7 @@ func TestWebhookSubscriptionErrors(t *testing.T) {
 	}{
 		{"http URL", request{method: "POST", path: subsBase, body: `{"url":"http://erp.example.com/hooks","events":["import_job.completed"]}`, key: key}, 400, connect.CodeInvalidRequest, "url must use https"},
 		{"relative URL", request{method: "POST", path: subsBase, body: `{"url":"/hooks","events":["import_job.completed"]}`, key: key, invalid: true}, 400, connect.CodeInvalidRequest, "url must be an absolute URL"},
+		{"private address", request{method: "POST", path: subsBase, body: `{"url":"https://169.254.169.254/latest/meta-data","events":["import_job.completed"]}`, key: key}, 400, connect.CodeInvalidRequest, "link-local"},
 		{"unknown event kind", request{method: "POST", path: subsBase, body: `{"url":"https://erp.example.com/hooks","events":["import_job.completed","job.done"]}`, key: key, invalid: true}, 400, connect.CodeInvalidRequest, `events[1] is "job.done"`},
 		{"no event kind", request{method: "POST", path: subsBase, body: `{"url":"https://erp.example.com/hooks","events":[]}`, key: key, invalid: true}, 400, connect.CodeInvalidRequest, "events must hold at least one event kind"},
 		{"unknown field", request{method: "POST", path: subsBase, body: `{"url":"https://erp.example.com/hooks","events":["import_job.completed"],"secret":"x"}`, key: key, invalid: true}, 400, connect.CodeInvalidRequest, "secret"},

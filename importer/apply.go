@@ -112,7 +112,7 @@ func (r *run) apply(tx store.Tx, it *item) (connect.InboundImportItemResult, err
 	switch r.operationOf(it) {
 	case connect.OperationCreate:
 		if existing != nil {
-			return reject(res, connect.CodeTargetAlreadyExists, fmt.Sprintf("target %q already exists; use update or upsert to change it", it.target.ExternalID), &existing.ID), nil
+			return reject(res, connect.CodeTargetAlreadyExists, fmt.Sprintf("target %s already exists; use update or upsert to change it", connect.Quote(it.target.ExternalID)), &existing.ID), nil
 		}
 		return r.create(tx, res, it, key)
 	case connect.OperationUpdate:
@@ -155,9 +155,9 @@ func (r *run) operationOf(it *item) connect.Operation {
 func updatable(existing *store.Target, it *item) *connect.Error {
 	switch {
 	case existing == nil:
-		return &connect.Error{Code: connect.CodeTargetNotFound, Message: fmt.Sprintf("target %q does not exist; use create or upsert", it.target.ExternalID)}
+		return &connect.Error{Code: connect.CodeTargetNotFound, Message: fmt.Sprintf("target %s does not exist; use create or upsert", connect.Quote(it.target.ExternalID))}
 	case existing.Status == store.TargetCancelled:
-		return &connect.Error{Code: connect.CodeTargetCancelled, Message: fmt.Sprintf("target %q is cancelled; use upsert to reopen it", it.target.ExternalID)}
+		return &connect.Error{Code: connect.CodeTargetCancelled, Message: fmt.Sprintf("target %s is cancelled; use upsert to reopen it", connect.Quote(it.target.ExternalID))}
 	}
 	return nil
 }
@@ -243,11 +243,11 @@ func storedWarnings(it *item, t *store.Target) []connect.InboundImportWarning {
 // cancel changes only the status; the rest of a cancel payload is not applied.
 func (r *run) cancel(tx store.Tx, res connect.InboundImportItemResult, it *item, t *store.Target) (connect.InboundImportItemResult, error) {
 	if t == nil {
-		return reject(res, connect.CodeTargetNotFound, fmt.Sprintf("target %q does not exist, so it cannot be cancelled", it.target.ExternalID), nil), nil
+		return reject(res, connect.CodeTargetNotFound, fmt.Sprintf("target %s does not exist, so it cannot be cancelled", connect.Quote(it.target.ExternalID)), nil), nil
 	}
 	if t.Status == store.TargetCancelled {
 		res.Warnings = append(res.Warnings, connect.InboundImportWarning{
-			Code: connect.WarningAlreadyCancelled, Message: fmt.Sprintf("target %q was already cancelled", it.target.ExternalID),
+			Code: connect.WarningAlreadyCancelled, Message: fmt.Sprintf("target %s was already cancelled", connect.Quote(it.target.ExternalID)),
 		})
 		return accept(res, connect.ItemCancelled, t.ID, nil), nil
 	}
@@ -268,6 +268,9 @@ func accept(res connect.InboundImportItemResult, status connect.ItemStatus, id i
 
 func reject(res connect.InboundImportItemResult, code connect.ErrorCode, message string, id *int64) connect.InboundImportItemResult {
 	res.Status = connect.ItemRejected
+	// A rejected item keeps what was sent only cut (DECISIONS.md "Bounded
+	// cost of every request"): its externalId may be a megabyte.
+	res.ExternalID = connect.Cut(res.ExternalID)
 	res.ErrorCode = &code
 	res.ErrorMessage = &message
 	res.TargetID = id

@@ -41,18 +41,30 @@ type batchBody struct {
 // envelope; the target's own decoding then rejects only that target.
 var lenientSyntax = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 
-// decodeBatch decodes a batch envelope. Only a body that is not a JSON object or
-// whose envelope members have the wrong type fails the whole request here.
-func decodeBatch(body []byte) (batchBody, error) {
+// decodeBatch decodes a batch envelope. Its limits are enforced while it is
+// read (connect.CheckJSON), before anything is decoded: the target after the
+// maxTargets-th fails the request at once with PayloadTooLarge, and the
+// envelope is strict like every request-level object (a name given twice or
+// invalid UTF-8 outside the targets is InvalidRequest). Targets are skipped
+// unread there: inside one, the same faults reject only that target, when it
+// is decoded on its own.
+func decodeBatch(body []byte, maxTargets int) (batchBody, error) {
 	var b batchBody
-	return b, connect.DecodeObject(body, &b, "batch", lenientSyntax)
+	limits := connect.Limits{
+		What:   "batch",
+		Bounds: map[string]connect.Bound{"targets": {Max: maxTargets, Code: connect.CodePayloadTooLarge}},
+		Opaque: "targets",
+	}
+	return b, connect.DecodeBounded(body, &b, limits, lenientSyntax)
 }
 
 // decoder decodes targets one by one, reusing one token reader for the
-// unknown-field check.
+// unknown-field check. The reader is a bytes.Buffer, which the token reader
+// reads in place: any other reader would be copied into a buffer of its own,
+// a megabyte for a megabyte-long string.
 type decoder struct {
 	tokens *jsontext.Decoder
-	reader bytes.Reader
+	reader bytes.Buffer
 }
 
 func newDecoder() *decoder {
@@ -65,36 +77,103 @@ func newDecoder() *decoder {
 // problem; the externalId is still picked out so the result can name the item.
 func (d *decoder) decodeTarget(raw []byte) item {
 	var it item
-	if err := json.Unmarshal(raw, &it.target); err != nil {
-		it.problem = connect.DecodeProblem(err, "target")
+	if err := decodeTargetJSON(raw, &it.target); err != nil {
+		it.problem = connect.AsError(err).Message
 		it.target = connect.InboundTarget{ExternalID: d.peekExternalID(raw)}
 		return it
 	}
-	for _, path := range d.unknownFields(raw, targetSchema) {
-		it.warnings = append(it.warnings, unknownField(path, "InboundTarget"))
-	}
+	it.warnings = d.unknownFields(raw, targetSchema).warnings("InboundTarget")
 	return it
 }
 
+// targetLimits are the bounds of one target, enforced while it is read.
+var targetLimits = connect.Limits{
+	What:   "target",
+	Bounds: map[string]connect.Bound{"customFields": {Max: maxCustomFields, Code: connect.CodeValidationFailed}},
+}
+
+// maxCustomFields is the bound of customFields (its validate tag says the same).
+const maxCustomFields = 100
+
+// decodeTargetJSON decodes one target strictly: a name given twice or
+// invalid UTF-8 anywhere in it fails, with the path named.
+func decodeTargetJSON(raw []byte, t *connect.InboundTarget) error {
+	return connect.DecodeBounded(raw, t, targetLimits)
+}
+
+// maxUnknownWarnings bounds the UnknownField warnings of one item: one per
+// unknown member up to it, then one that counts the rest, so a target of a
+// million unknown members does not make a million warnings.
+const maxUnknownWarnings = 20
+
+// unknownMembers are the paths of the first maxUnknownWarnings unknown
+// members and the number of the others.
+type unknownMembers struct {
+	paths []string
+	more  int
+}
+
+// warnings are the UnknownField warnings about u's members of schemaName.
+func (u unknownMembers) warnings(schemaName string) []connect.InboundImportWarning {
+	var warnings []connect.InboundImportWarning
+	for _, path := range u.paths {
+		warnings = append(warnings, unknownField(path, schemaName))
+	}
+	if u.more > 0 {
+		warnings = append(warnings, connect.InboundImportWarning{
+			Code:    connect.WarningUnknownField,
+			Message: fmt.Sprintf("%d more members that are not fields of %s were ignored", u.more, schemaName),
+		})
+	}
+	return warnings
+}
+
+func (u *unknownMembers) add(parent, name string) {
+	if len(u.paths) == maxUnknownWarnings {
+		u.more++
+		return
+	}
+	u.paths = append(u.paths, connect.Cut(joinPath(parent, name)))
+}
+
 // peekExternalID returns the externalId member of a target that could not be
-// decoded, or "" when there is none.
+// decoded, or "" when there is none. Only its start is unquoted: the item
+// keeps it cut (connect.Cut), and it may be megabytes long.
 func (d *decoder) peekExternalID(raw []byte) string {
 	id := ""
 	_ = d.walk(raw, func(tokens *jsontext.Decoder, name string) error {
 		if name != "externalId" || tokens.PeekKind() != '"' {
 			return tokens.SkipValue()
 		}
-		tok, err := tokens.ReadToken()
-		id = tok.String()
+		value, err := tokens.ReadValue()
+		id = unquoteStart(value)
 		return err
 	})
 	return id
 }
 
+// peekBytes is how much of a long string peekExternalID unquotes: enough
+// for more than connect.MaxQuoted characters, however they are escaped.
+const peekBytes = 8 * connect.MaxQuoted
+
+// unquoteStart unquotes the JSON string value, or only its first peekBytes
+// when it is longer, cut before an escape sequence that would be split.
+func unquoteStart(value []byte) string {
+	if len(value) > peekBytes {
+		start := value[:peekBytes]
+		if i := bytes.LastIndexByte(start[len(start)-6:], '\\'); i >= 0 {
+			start = start[:len(start)-6+i]
+		}
+		value = append(bytes.Clone(start), '"')
+	}
+	s, _ := jsontext.AppendUnquote(nil, value)
+	return string(s)
+}
+
 // walk calls member for every top-level member name of the object raw; member
 // must consume the value.
 func (d *decoder) walk(raw []byte, member func(tokens *jsontext.Decoder, name string) error) error {
-	d.reader.Reset(raw)
+	d.reader = *bytes.NewBuffer(raw)
 	d.tokens.Reset(&d.reader, lenientSyntax)
 	if tok, err := d.tokens.ReadToken(); err != nil || tok.Kind() != '{' {
 		return errors.New("not an object")
@@ -111,10 +190,10 @@ func (d *decoder) walk(raw []byte, member func(tokens *jsontext.Decoder, name st
 	return nil
 }
 
-// unknownFields returns the dotted paths of members of raw that are not in s.
-// Names are matched exactly, as the decoder matches them.
-func (d *decoder) unknownFields(raw []byte, s *schema) []string {
-	var unknown []string
+// unknownFields finds the members of raw that are not in s. Names are
+// matched exactly, as the decoder matches them.
+func (d *decoder) unknownFields(raw []byte, s *schema) unknownMembers {
+	var unknown unknownMembers
 	_ = d.walk(raw, func(tokens *jsontext.Decoder, name string) error {
 		return checkMember(tokens, s, "", name, &unknown)
 	})
@@ -132,22 +211,22 @@ func unknownField(path, schemaName string) connect.InboundImportWarning {
 // warnings are the warnings about the envelope: its unknown members. They
 // concern every item, so every item carries them.
 func (b batchBody) warnings() []connect.InboundImportWarning {
-	var warnings []connect.InboundImportWarning
+	var unknown unknownMembers
 	_ = newDecoder().walk(b.Unknown, func(tokens *jsontext.Decoder, name string) error {
-		warnings = append(warnings, unknownField(name, "InboundTargetBatch"))
+		unknown.add("", name)
 		return tokens.SkipValue()
 	})
-	return warnings
+	return unknown.warnings("InboundTargetBatch")
 }
 
 // checkMember checks the member name of the object at parent (a dotted path,
 // "" at the top) and its value, adding the paths of unknown members to
 // unknown. Paths are only built for unknown members: this runs for every
 // member of every target.
-func checkMember(tokens *jsontext.Decoder, s *schema, parent, name string, unknown *[]string) error {
+func checkMember(tokens *jsontext.Decoder, s *schema, parent, name string, unknown *unknownMembers) error {
 	child, known := s.fields[name]
 	if !known {
-		*unknown = append(*unknown, joinPath(parent, name))
+		unknown.add(parent, name)
 		return tokens.SkipValue()
 	}
 	if child == nil || tokens.PeekKind() != '{' {

@@ -104,7 +104,7 @@ func (s *Service) ImportBatch(ctx context.Context, caller connect.Caller, batch 
 // connect.Importer.
 func (s *Service) ImportBatchJSON(ctx context.Context, caller connect.Caller, body []byte, opts connect.WriteOptions) (connect.ImportOutcome, error) {
 	return s.importBatch(ctx, caller, opts, func() ([]byte, error) { return body, nil }, func() (*run, error) {
-		b, err := decodeBatch(body)
+		b, err := decodeBatch(body, s.cfg.MaxBatchTargets)
 		if err != nil {
 			return nil, err
 		}
@@ -190,7 +190,7 @@ func (s *Service) checkEnvelope(b connect.InboundTargetBatch, targets int) (prob
 	case targets == 0:
 		return "", connect.Errorf(connect.CodeInvalidRequest, "targets is required and must hold at least one target")
 	case targets > s.cfg.MaxBatchTargets:
-		return "", connect.Errorf(connect.CodePayloadTooLarge, "a batch may hold at most %d targets; this one holds %d", s.cfg.MaxBatchTargets, targets)
+		return "", connect.Errorf(connect.CodePayloadTooLarge, "targets must have at most %d entries; this batch has %d", s.cfg.MaxBatchTargets, targets)
 	case b.Operation != "" && !b.Operation.Valid():
 		return "", connect.Errorf(connect.CodeInvalidRequest, "operation must be one of: create, update, upsert, cancel")
 	}

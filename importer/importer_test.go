@@ -125,7 +125,14 @@ func TestValidation(t *testing.T) {
 		{"custom field number value", `"customFields":{"k":5}`, "customFields.k must be a string, not a number"},
 		{"custom field empty key", `"customFields":{"":"v"}`, "customFields[] must not be empty"},
 		{"nested wrong type", `"planning":"soon"`, "planning must be an object, not a string"},
-		{"duplicate member", `"title":"again"`, "is not valid JSON: duplicate object member name"},
+		{"duplicate member", `"title":"again"`, "title is given twice"},
+		// DECISIONS.md "Bounded cost of every request": checked while reading.
+		{"duplicate member in a nested object", `"planning":{"priority":"high","priority":"low"}`, "planning.priority is given twice"},
+		{"escaped duplicate", `"\u0074itle":"again"`, "title is given twice"},
+		{"invalid UTF-8", "\"note\":[\"\xff\"]", "note[0] must be valid UTF-8"},
+		{"101 custom fields", `"customFields":{` + customFields(101) + `}`, "customFields must have at most 100 entries"},
+		{"string longer than any field", `"description":"` + long(70000) + `"`, "description is longer than 65536 bytes, more than any field holds"},
+		{"object of 1,001 members", `"x":{` + customFields(1001) + `}`, "x has more than 1000 members"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -374,6 +381,24 @@ func TestBatchOperationDefault(t *testing.T) {
 	}
 }
 
+// customFields is n distinct members "k0":"v", "k1":"v", …
+func customFields(n int) string {
+	members := make([]string, n)
+	for i := range members {
+		members[i] = fmt.Sprintf(`"k%d":"v"`, i)
+	}
+	return strings.Join(members, ",")
+}
+
+// unknownMembers is n distinct envelope members that are not in the schema.
+func unknownMembers(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `"u%d":0,`, i)
+	}
+	return b.String()
+}
+
 func TestBatchEnvelopeErrors(t *testing.T) {
 	tests := []struct {
 		name, body string
@@ -388,7 +413,20 @@ func TestBatchEnvelopeErrors(t *testing.T) {
 		{"targets not an array", `{"targets":{"externalId":"a"}}`, connect.CodeInvalidRequest, "targets must be an array"},
 		{"unknown operation", `{"operation":"merge","targets":[{}]}`, connect.CodeInvalidRequest, "operation must be one of: create, update, upsert, cancel"},
 		{"batchId wrong type", `{"batchId":7,"targets":[{}]}`, connect.CodeInvalidRequest, "batchId must be a string"},
-		{"too many targets", `{"targets":[` + strings.Repeat(`{},`, 1000) + `{}]}`, connect.CodePayloadTooLarge, "at most 1000 targets; this one holds 1001"},
+		{"too many targets", `{"targets":[` + strings.Repeat(`{},`, 1000) + `{}]}`, connect.CodePayloadTooLarge, "targets must have at most 1000 entries"},
+		// The 1,001st target stops reading: what follows is never looked at.
+		{"too many targets, broken after", `{"targets":[` + strings.Repeat(`0,`, 1001) + `!!!`, connect.CodePayloadTooLarge, "targets must have at most 1000 entries"},
+		// DECISIONS.md "Bounded cost of every request": the envelope is strict.
+		{"operation twice", `{"operation":"create","operation":"cancel","targets":[{}]}`, connect.CodeInvalidRequest, "operation is given twice"},
+		{"targets twice", `{"targets":[{}],"targets":[{}]}`, connect.CodeInvalidRequest, "targets is given twice"},
+		{"unknown member twice", `{"x":1,"x":2,"targets":[{}]}`, connect.CodeInvalidRequest, "x is given twice"},
+		{"invalid UTF-8 in sourceSystem", "{\"sourceSystem\":\"erp\xff\",\"targets\":[{}]}", connect.CodeInvalidRequest, "sourceSystem must be valid UTF-8"},
+		{"invalid UTF-8 in batchId", "{\"batchId\":\"\xc3\",\"targets\":[{}]}", connect.CodeInvalidRequest, "batchId must be valid UTF-8"},
+		{"invalid UTF-8 in an unknown member", "{\"note\":[\"\xff\"],\"targets\":[{}]}", connect.CodeInvalidRequest, "note[0] must be valid UTF-8"},
+		{"invalid UTF-8 in a member name", "{\"\xff\":1,\"targets\":[{}]}", connect.CodeInvalidRequest, "a member name of the batch is not valid UTF-8"},
+		{"duplicate names inside an unknown member", `{"note":{"a":1,"a":2},"targets":[{}]}`, connect.CodeInvalidRequest, "note.a is given twice"},
+		{"too many unknown members", `{` + unknownMembers(1001) + `"targets":[{}]}`, connect.CodeInvalidRequest, "the batch has more than 1000 members"},
+		{"a long duplicate name is cut", `{"` + strings.Repeat("n", 300) + `":1,"` + strings.Repeat("n", 300) + `":1,"targets":[{}]}`, connect.CodeInvalidRequest, strings.Repeat("n", 200) + "… is given twice"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

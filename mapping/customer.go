@@ -1,6 +1,8 @@
 package mapping
 
 import (
+	"slices"
+
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/store"
 )
@@ -37,7 +39,10 @@ func (m *Mapper) mapCustomer(r *result, source string, in *connect.InboundTarget
 }
 
 // findCustomer looks the customer up by externalId, else by number. ambiguous
-// is true when several customers have the number.
+// is true when several customers have the number. A customer that another
+// record of the same source system owns (it carries a different externalId of
+// that source system) is never found by number: that record is its identity
+// (DECISIONS.md "Customer identity"), so the target gets a customer of its own.
 func (m *Mapper) findCustomer(source string, externalID, number *string) (c *store.Customer, ambiguous bool, err error) {
 	if externalID != nil {
 		c, err := m.customerByExternalID(source, *externalID)
@@ -49,13 +54,25 @@ func (m *Mapper) findCustomer(source string, externalID, number *string) (c *sto
 		return nil, false, nil
 	}
 	list, err := m.customersByNumber(*number)
-	switch {
-	case err != nil || len(list) == 0:
+	if err != nil {
 		return nil, false, err
-	case len(list) > 1:
-		return nil, true, nil
 	}
-	return &list[0], false, nil
+	if externalID != nil {
+		list = slices.DeleteFunc(slices.Clone(list), func(c store.Customer) bool { return ownedByOther(&c, source, *externalID) })
+	}
+	switch len(list) {
+	case 0:
+		return nil, false, nil
+	case 1:
+		return &list[0], false, nil
+	}
+	return nil, true, nil
+}
+
+// ownedByOther reports whether c is the record of another externalId of the
+// source system source.
+func ownedByOther(c *store.Customer, source, externalID string) bool {
+	return c.ExternalID != nil && c.SourceSystem == source && *c.ExternalID != externalID
 }
 
 func (m *Mapper) createCustomer(r *result, source string, in *connect.InboundTargetCustomer, externalID, number *string) error {

@@ -14,8 +14,12 @@
 //   - Customer: by externalId within the target's source system (the same
 //     externalId from two source systems names two customers); else by
 //     customerNumber: several customers with that number give
-//     AmbiguousCustomerNumber and no link. A customer found by number that has
-//     no externalId yet adopts the target's. No match: a new customer when the
+//     AmbiguousCustomerNumber and no link. A customer record that carries an
+//     externalId is that source record and no other: a target whose customer
+//     has a different externalId from the same source system is never linked
+//     to it by number, but gets a customer of its own (so from then on the
+//     number alone is ambiguous). A customer found by number that has no
+//     externalId yet adopts the target's. No match: a new customer when the
 //     tenant's AutoCreateCustomers is on, else CustomerAutoCreateDisabled.
 //   - Location, under the linked customer: by externalId; else by address
 //     (store.AddressKey: street, postal code, city and country, case and white

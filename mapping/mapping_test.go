@@ -596,3 +596,51 @@ func TestMapperInsideATransaction(t *testing.T) {
 		t.Errorf("%d customers after a rolled-back mapping, want 1", customers)
 	}
 }
+
+// TestCustomerRecordIsItsSourceRecord is issue 12's scenario: two source
+// records sharing a customer number stay two customers, neither renames the
+// other, and the number alone is ambiguous from then on.
+func TestCustomerRecordIsItsSourceRecord(t *testing.T) {
+	e := mustOpen(t)
+	customer := func(externalID *string, name string) func(*connect.InboundTarget) {
+		return func(t *connect.InboundTarget) {
+			t.Customer = &connect.InboundTargetCustomer{ExternalID: externalID, CustomerNumber: ptr("K-200"), Name: ptr(name)}
+		}
+	}
+	steps := []struct {
+		target       string
+		customer     func(*connect.InboundTarget)
+		want         connect.CustomerMappingStatus
+		wantWarnings []connect.CustomerMappingWarning
+	}{
+		{"WO-1", customer(ptr("cust-2"), "A"), connect.MappingCreated, nil},
+		{"WO-2", customer(ptr("cust-3"), "B"), connect.MappingCreated, nil},
+		{"WO-3", customer(ptr("cust-2"), "A"), connect.MappingMapped, nil},
+		{"WO-4", customer(nil, "C"), connect.MappingWarning, []connect.CustomerMappingWarning{connect.MappingAmbiguousCustomerNumber}},
+	}
+	ids := map[string]int64{}
+	for _, step := range steps {
+		item := e.importOne(t, mapper, fullTarget(step.target, step.customer, noLocation, noContact))
+		m := item.CustomerMapping
+		if m.Status != step.want || !slices.Equal(m.Warnings, step.wantWarnings) {
+			t.Fatalf("%s: mapping %s %v, want %s %v", step.target, m.Status, m.Warnings, step.want, step.wantWarnings)
+		}
+		if m.CustomerID != nil {
+			ids[step.target] = *m.CustomerID
+		} else if step.want != connect.MappingWarning {
+			t.Fatalf("%s: no customer linked", step.target)
+		}
+	}
+	if ids["WO-1"] == ids["WO-2"] || ids["WO-3"] != ids["WO-1"] {
+		t.Errorf("customer ids %v: want WO-1 and WO-3 on one customer, WO-2 on another", ids)
+	}
+	for target, want := range map[string]string{"WO-1": "A", "WO-2": "B"} {
+		c, err := e.customers.Customer(ctx, tenant, ids[target])
+		if err != nil || c.Name != want || *c.CustomerNumber != "K-200" {
+			t.Errorf("customer of %s = %+v, %v; want name %s, number K-200", target, c.Customer, err, want)
+		}
+	}
+	if customers, _, _ := e.counts(t, tenant); customers != 2 {
+		t.Errorf("%d customers, want 2", customers)
+	}
+}

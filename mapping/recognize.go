@@ -31,7 +31,7 @@ func RecognizeCustomer(_ context.Context, tx store.Tx, caller connect.Caller, re
 	case err != nil:
 		return nil, err
 	case ambiguous:
-		return []string{fmt.Sprintf("customer number %q belongs to several customers", *in.CustomerNumber)}, nil
+		return []string{fmt.Sprintf("customer number %s belongs to several customers", connect.Quote(*in.CustomerNumber))}, nil
 	case c == nil:
 		return []string{"the customer is not a known customer of the tenant"}, nil
 	case c.State != store.CustomerActive:

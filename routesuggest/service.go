@@ -11,6 +11,7 @@ package routesuggest
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/cockroachdb/errors"
@@ -33,11 +34,19 @@ type Config struct {
 	// Iterations is the solver's search budget; 0 means solver.DefaultIterations.
 	// The route depends on it, never on the clock.
 	Iterations int
+	// Concurrency is how many suggestions are solved at a time; 0 means one
+	// per core (GOMAXPROCS).
+	Concurrency int
+	// QueueLength is how many suggestions may wait, first in first out, while
+	// Concurrency are solved; a request beyond is refused with RateLimited.
+	// 0 means DefaultQueueLength; negative means none may wait.
+	QueueLength int
 }
 
 // Service implements connect.RouteSuggester and manages profiles and employees.
 type Service struct {
-	cfg Config
+	cfg   Config
+	queue *queue
 }
 
 var _ connect.RouteSuggester = (*Service)(nil)
@@ -53,8 +62,18 @@ func New(cfg Config) *Service {
 	if cfg.IdempotencyRetention <= 0 {
 		cfg.IdempotencyRetention = store.DefaultIdempotencyRetention
 	}
-	return &Service{cfg: cfg}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = runtime.GOMAXPROCS(0)
+	}
+	if cfg.QueueLength == 0 {
+		cfg.QueueLength = DefaultQueueLength
+	}
+	return &Service{cfg: cfg, queue: newQueue(cfg.Concurrency, max(cfg.QueueLength, 0))}
 }
+
+// Load reports how many suggestions are being solved and how many wait, for
+// metrics and health pages.
+func (s *Service) Load() Load { return s.queue.load() }
 
 func (s *Service) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Millisecond) }
 
@@ -83,10 +102,20 @@ func (s *Service) CreateRouteSuggestion(ctx context.Context, caller connect.Call
 	})
 }
 
+// create runs one request when the queue gives it a solver (DECISIONS.md
+// "Bounded cost of every request"). Like 401 and 403, a RateLimited refusal is
+// decided before idempotency, so it is never recorded and a retry with the
+// same key runs; a caller that leaves while waiting gives up its place, and
+// one that leaves while solving stops the solve (the solver watches ctx).
 func (s *Service) create(ctx context.Context, caller connect.Caller, jobID int64, body []byte, opts connect.WriteOptions, decode func() (connect.CreateImportJobRouteSuggestionRequest, error)) (connect.RouteSuggestionOutcome, error) {
 	if err := caller.RequireScope(connect.ScopeRouteSuggestionsCreate); err != nil {
 		return connect.RouteSuggestionOutcome{}, err
 	}
+	leave, err := s.queue.enter(ctx)
+	if err != nil {
+		return connect.RouteSuggestionOutcome{}, err
+	}
+	defer leave()
 	w := store.Write{
 		Caller: caller, Key: opts.IdempotencyKey, Operation: fmt.Sprintf("POST /import-jobs/%d/route-suggestion", jobID),
 		Body: body, Now: s.now(), Retention: s.cfg.IdempotencyRetention,

@@ -56,7 +56,7 @@ func (p *plan) resolve(tx store.Tx, tenantID string) error {
 	if id := p.req.EmployeeID; id != nil {
 		e, err := tx.Employee(tenantID, *id)
 		if errors.Is(err, connect.ErrNotFound) {
-			return connect.Errorf(connect.CodeNotFound, "employee %q not found", *id)
+			return connect.Errorf(connect.CodeNotFound, "employee %s not found", connect.Quote(*id))
 		}
 		if err != nil {
 			return err

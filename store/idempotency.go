@@ -10,7 +10,6 @@ import (
 
 	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/integration-connect/connect"
 )
@@ -271,17 +270,19 @@ func putRecord(tx Tx, rec *IdempotencyRecord, w Write) error {
 	return tx.PutIdempotencyRecord(rec)
 }
 
-// Fingerprint identifies a request: the SHA-256 of its operation and the canonical
-// form of its JSON body (RFC 8785: sorted keys, no white space). A body that is not
-// valid JSON is taken byte for byte.
+// Fingerprint identifies a request: the SHA-256 of its operation and the
+// canonical digest of its JSON body (canonicalDigest: white space, member order
+// and number spelling do not count; numbers compare by exact decimal value). A
+// body that is not valid JSON is taken byte for byte.
 func Fingerprint(operation string, body []byte) []byte {
-	canonical := jsontext.Value(bytes.Clone(body))
-	if err := canonical.Canonicalize(); err != nil {
-		canonical = jsontext.Value(body)
-	}
 	h := sha256.New()
 	h.Write([]byte(operation))
-	h.Write([]byte{0})
-	h.Write(canonical)
+	if d, ok := canonicalDigest(body); ok {
+		h.Write([]byte{0})
+		h.Write(d[:])
+	} else {
+		h.Write([]byte{1})
+		h.Write(body)
+	}
 	return h.Sum(nil)
 }

@@ -1,6 +1,6 @@
 // Command connectd is the Integration Connect server and its admin commands.
 //
-//	connectd serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d]
+//	connectd serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d] [--route-concurrency N] [--route-queue 64] [--webhook-allow-private-networks]
 //	connectd migrate --database-url URL
 //	connectd keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR | --database-url URL]
 //	connectd keys list [--tenant T] [--data DIR | --database-url URL]
@@ -17,7 +17,7 @@
 //	connectd employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--profile N] [--data DIR | --database-url URL]
 //	connectd employees list --tenant T [--data DIR | --database-url URL]
 //	connectd employees remove --tenant T --id E [--data DIR | --database-url URL]
-//	connectd webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--data DIR | --database-url URL]
+//	connectd webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--webhook-allow-private-networks] [--data DIR | --database-url URL]
 //	connectd webhooks list [--tenant T] [--data DIR | --database-url URL]
 //	connectd webhooks remove --tenant T --id N [--data DIR | --database-url URL]
 //	connectd webhooks rotate-secret --tenant T --id N [--data DIR | --database-url URL]

@@ -35,17 +35,19 @@ const (
 
 // serveOptions are the flags of connectd serve.
 type serveOptions struct {
-	where                       location
-	addr, basePath, metricsAddr string
-	dev                         bool
-	webhookRetryMin             time.Duration
-	logFormat                   choice
-	logLevel                    choice
-	jobRetention                days
+	where                        location
+	addr, basePath, metricsAddr  string
+	dev                          bool
+	webhookRetryMin              time.Duration
+	logFormat                    choice
+	logLevel                     choice
+	jobRetention                 days
+	routeConcurrency, routeQueue int
+	webhookAllowPrivateNetworks  bool
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d]", stdout, stderr)
+	fs := newFlags("serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d] [--route-concurrency N] [--route-queue 64] [--webhook-allow-private-networks]", stdout, stderr)
 	var o serveOptions
 	o.where.register(fs.FlagSet, "data directory holding connect.db and admin.sock, created if missing")
 	o.where.registerPool(fs.FlagSet)
@@ -60,6 +62,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Var(&o.logLevel, "log-level", "lowest level logged: debug, info, warn or error (429 answers are logged at debug)")
 	o.jobRetention = days{importer.DefaultJobRetention}
 	fs.Var(&o.jobRetention, "job-retention", "how long import jobs are kept, such as 90d or 36h; older ones are deleted in the background, their targets stay; 0 keeps them forever")
+	fs.IntVar(&o.routeConcurrency, "route-concurrency", 0, "route suggestions solved at a time; 0 means one per core")
+	fs.IntVar(&o.routeQueue, "route-queue", routesuggest.DefaultQueueLength, "route suggestions that may wait for a solver, first in first out; beyond, 429 RateLimited (0: none may wait)")
+	fs.BoolVar(&o.webhookAllowPrivateNetworks, "webhook-allow-private-networks", false, "deliver webhooks also to hosts that are or resolve to loopback, private, CGNAT, link-local, unspecified or multicast addresses")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -127,9 +132,10 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 	cfg := httpapi.Config{
 		BasePath: o.basePath, Clients: clients, Importer: imports, Jobs: imports,
 		Appointments: appointments.New(appointments.Config{Store: s.store}),
-		Routes:       routesuggest.New(routesuggest.Config{Store: s.store}), DrawRoute: routesuggest.SVG,
-		Webhooks: &webhooks.Subscriptions{Store: s.store},
-		Logger:   s.logger, MetricsElsewhere: o.metricsAddr != "", Version: version,
+		Routes:       routesuggest.New(routesuggest.Config{Store: s.store, Concurrency: o.routeConcurrency, QueueLength: routeQueue(o.routeQueue)}),
+		DrawRoute:    routesuggest.SVG,
+		Webhooks:     &webhooks.Subscriptions{Store: s.store, URLs: webhooks.URLPolicy{AllowPrivateNetworks: o.webhookAllowPrivateNetworks}},
+		Logger:       s.logger, MetricsElsewhere: o.metricsAddr != "", Version: version,
 	}
 	if pg, ok := s.store.(*postgres.Store); ok {
 		// Replicas share the rate limit, and a load balancer asks each
@@ -180,7 +186,10 @@ func metricsOnly(metrics http.Handler) http.Handler {
 // startDispatcher starts delivering webhook events, with its metrics on the
 // handler's /metrics.
 func (s *server) startDispatcher(ctx context.Context, o serveOptions, handler *httpapi.Handler) error {
-	d, err := webhooks.NewDispatcher(webhooks.Config{Store: s.store, RetryMin: o.webhookRetryMin, Logger: s.logger, Registerer: handler.Registerer()})
+	d, err := webhooks.NewDispatcher(webhooks.Config{
+		Store: s.store, RetryMin: o.webhookRetryMin, Logger: s.logger, Registerer: handler.Registerer(),
+		URLs: webhooks.URLPolicy{AllowPrivateNetworks: o.webhookAllowPrivateNetworks},
+	})
 	if err != nil {
 		return err
 	}
@@ -267,4 +276,13 @@ func createDemoClient(ctx context.Context, clients *store.Clients, addr, basePat
 func demoClientExists(ctx context.Context, clients *store.Clients) bool {
 	list, err := clients.ListClients(ctx, "demo")
 	return err == nil && slices.ContainsFunc(list, func(c connect.Client) bool { return c.ClientID == "demo-client" })
+}
+
+// routeQueue turns the --route-queue flag into routesuggest.Config.QueueLength,
+// where 0 means the default and a negative length none.
+func routeQueue(flag int) int {
+	if flag == 0 {
+		return -1
+	}
+	return flag
 }

@@ -12,7 +12,7 @@ import (
 // connectd section and of the package documentation; the tests below keep
 // the three and each command's help equal.
 var usageLines = []string{
-	"serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d]",
+	"serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d] [--route-concurrency N] [--route-queue 64] [--webhook-allow-private-networks]",
 	"migrate --database-url URL",
 	"keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR | --database-url URL]",
 	"keys list [--tenant T] [--data DIR | --database-url URL]",
@@ -29,7 +29,7 @@ var usageLines = []string{
 	"employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--profile N] [--data DIR | --database-url URL]",
 	"employees list --tenant T [--data DIR | --database-url URL]",
 	"employees remove --tenant T --id E [--data DIR | --database-url URL]",
-	"webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--data DIR | --database-url URL]",
+	"webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--webhook-allow-private-networks] [--data DIR | --database-url URL]",
 	"webhooks list [--tenant T] [--data DIR | --database-url URL]",
 	"webhooks remove --tenant T --id N [--data DIR | --database-url URL]",
 	"webhooks rotate-secret --tenant T --id N [--data DIR | --database-url URL]",

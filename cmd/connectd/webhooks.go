@@ -25,11 +25,12 @@ var webhooksGroup = group{"webhooks", "webhooks add|list|remove|rotate-secret|en
 // runWebhooksAdd adds a subscription and prints its secret alone on the last
 // line of stdout, so scripts can take it with tail -n 1.
 func runWebhooksAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--data DIR | --database-url URL]", stdout, stderr)
+	a := newAdmin("webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--webhook-allow-private-networks] [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.tenant()
 	url := a.requiredString("url", "https URL receiving the events")
 	events := a.requiredString("events", "comma-separated event kinds: "+eventKindList())
-	insecure := a.Bool("allow-insecure-loopback", false, "allow an http URL on a loopback host (127.0.0.0/8, ::1, localhost), for development")
+	insecure := a.Bool("allow-insecure-loopback", false, "allow an http or https URL on a loopback host (127.0.0.0/8, ::1, localhost), for development")
+	private := a.Bool("webhook-allow-private-networks", false, "accept a URL whose host is or resolves to a loopback, private, CGNAT, link-local, unspecified or multicast address (like connectd serve with the same flag)")
 	if err := a.parse(args); err != nil {
 		return err
 	}
@@ -39,6 +40,7 @@ func runWebhooksAdd(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	a.feeds("events", "kinds")
 	return withSubscriptions(ctx, a, func(subs *webhooks.Subscriptions) error {
+		subs.URLs.AllowPrivateNetworks = *private
 		s, secret, err := subs.Add(ctx, connect.NewWebhookSubscription{TenantID: *tenant, URL: *url, Kinds: kinds, AllowInsecureLoopback: *insecure})
 		if err != nil {
 			return err

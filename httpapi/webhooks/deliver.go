@@ -24,6 +24,7 @@ const (
 	outcomeHTTPError    = "http_error"
 	outcomeTimeout      = "timeout"
 	outcomeNetworkError = "network_error"
+	outcomeRefused      = "refused"
 )
 
 // leaseMargin is how much longer than one attempt a delivery lease lasts: the
@@ -32,7 +33,7 @@ const (
 const leaseMargin = 30 * time.Second
 
 // outcomes lists every outcome, so each series exists from the start.
-var outcomes = []string{outcomeDelivered, outcomeHTTPError, outcomeTimeout, outcomeNetworkError}
+var outcomes = []string{outcomeDelivered, outcomeHTTPError, outcomeTimeout, outcomeNetworkError, outcomeRefused}
 
 // maxLastError bounds the error kept on a subscription.
 const maxLastError = 300
@@ -48,7 +49,7 @@ func (d *Dispatcher) deliverAll(ctx context.Context, tenantID string, id int64) 
 		sub, event, err := d.next(ctx, tenantID, id, d.leaseToken(id))
 		if err != nil {
 			if ctx.Err() == nil {
-				d.cfg.Logger.Error("webhooks: reading the next event", "subscription", id, "error", err)
+				d.cfg.Logger.Error("webhooks: reading the next event", "subscription", id, "cause", cause(err))
 			}
 			return
 		}
@@ -134,7 +135,7 @@ func (d *Dispatcher) deliver(ctx context.Context, sub *store.Subscription, event
 	if rerr := d.record(context.WithoutCancel(ctx), sub, event, start, err); rerr != nil {
 		until := d.hold(sub)
 		d.cfg.Logger.Error("webhooks: recording a delivery; the next attempt waits in memory",
-			"subscription", sub.ID, "eventId", event.ID, "nextAttemptAt", until, "error", rerr)
+			"subscription", sub.ID, "eventId", event.ID, "nextAttemptAt", until, "cause", cause(rerr))
 		return false
 	}
 	d.unhold(sub.ID)
@@ -154,6 +155,12 @@ func (d *Dispatcher) send(ctx context.Context, sub *store.Subscription, event *s
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.AttemptTimeout)
 	defer cancel()
+	// The rule again: the host may resolve elsewhere since the subscription
+	// was added, or the rule may have changed. The client checks the
+	// address it connects to once more.
+	if err := d.cfg.URLs.CheckURL(ctx, sub.URL, sub.AllowInsecureLoopback); err != nil {
+		return outcomeRefused, err
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, sub.URL, bytes.NewReader(body))
 	if err != nil {
 		return outcomeNetworkError, errors.Wrap(err, "building the request")
@@ -163,7 +170,7 @@ func (d *Dispatcher) send(ctx context.Context, sub *store.Subscription, event *s
 	req.Header.Set(HeaderID, event.ID)
 	req.Header.Set(HeaderTimestamp, strconv.FormatInt(at.Unix(), 10))
 	req.Header.Set(HeaderSignature, signature)
-	return d.answer(d.cfg.Client.Do(req))
+	return d.answer(d.clients[sub.AllowInsecureLoopback].Do(req))
 }
 
 // answer classifies the result of a request.
@@ -190,11 +197,11 @@ func (d *Dispatcher) answer(resp *http.Response, err error) (string, error) {
 // dispatcher whose lease another took over meanwhile (its token is fenced
 // off): the new holder counts attempts and failures, so they count once.
 func (d *Dispatcher) record(ctx context.Context, sub *store.Subscription, event *store.Event, start time.Time, failure error) error {
+	var after store.Subscription
 	var attempts int
-	var next *time.Time
 	var dropped, disabled bool
 	err := d.cfg.Store.Update(ctx, func(tx store.Tx) error {
-		attempts, next, dropped, disabled = 0, nil, false, false
+		attempts, dropped, disabled = 0, false, false
 		rec, err := tx.Subscription(sub.TenantID, sub.ID)
 		if errors.Is(err, connect.ErrNotFound) || err == nil && rec.LeaseToken != sub.LeaseToken {
 			dropped = true // removed, or delivered by another holder of the lease since
@@ -208,14 +215,14 @@ func (d *Dispatcher) record(ctx context.Context, sub *store.Subscription, event 
 		} else {
 			disabled = d.failed(rec, start, failure)
 			rec.LeaseUntil = time.Time{} // whoever polls when the retry is due may take it
-			attempts, next = rec.Attempts, rec.NextAttemptAt
 		}
+		after = *rec
 		return tx.PutSubscription(rec)
 	})
 	if err != nil || dropped {
 		return err
 	}
-	d.report(sub, event, attempts, next, disabled, failure)
+	d.report(&after, event, attempts, disabled, failure)
 	return nil
 }
 
@@ -246,23 +253,27 @@ func (d *Dispatcher) failed(rec *store.Subscription, start time.Time, failure er
 	return true
 }
 
-// report logs and counts a recorded outcome: after a success attempts is how
-// many it took; after a failure, the number of the failed attempt, and next
-// is when the event is tried again.
-func (d *Dispatcher) report(sub *store.Subscription, event *store.Event, attempts int, next *time.Time, disabled bool, failure error) {
+// report logs and counts a recorded outcome; sub is the subscription as
+// recorded. A failure is one line: subscription, event, attempt number, cause
+// and the time of the next attempt, without a stack trace (see cause).
+func (d *Dispatcher) report(sub *store.Subscription, event *store.Event, attempts int, disabled bool, failure error) {
 	log := d.cfg.Logger.With("subscription", sub.ID, "tenantId", sub.TenantID, "eventId", event.ID, "type", event.Kind)
 	switch {
 	case failure == nil:
 		d.metrics.attempts.Observe(float64(attempts))
 		log.Debug("webhooks: delivered", "attempts", attempts)
 	case disabled:
-		log.Warn("webhooks: disabled the subscription, which kept failing; its events are kept until it is enabled again",
-			"attempt", attempts, "failingFor", d.cfg.DisableAfter.String(), "error", failure.Error())
+		log.Warn("webhooks: delivery failed; disabled the subscription, which kept failing; its events are kept until it is enabled again",
+			"attempt", sub.Attempts, "cause", cause(failure), "failingFor", d.cfg.DisableAfter.String())
 	default:
-		// The cause is the receiver's fault, not ours: its message, without a stack trace.
-		log.Warn("webhooks: delivery failed; will retry", "attempt", attempts, "error", failure.Error(), "nextAttemptAt", next)
+		log.Warn("webhooks: delivery failed; will retry",
+			"attempt", sub.Attempts, "cause", cause(failure), "nextAttemptAt", sub.NextAttemptAt.Format(time.RFC3339))
 	}
 }
+
+// cause is the text of err for a log line. slog writes an error value with
+// %+v, which for these errors is a stack trace of about a kilobyte.
+func cause(err error) string { return truncate(err.Error(), maxLastError) }
 
 // truncate makes s valid UTF-8 and cuts it to at most n bytes on a character
 // boundary, marking a cut with "…". Failure texts quote receivers (a status

@@ -34,10 +34,11 @@ const pruneBatch = 1000
 type Config struct {
 	// Store holds the outbox and the subscriptions. Required.
 	Store store.Store
-	// Client sends the deliveries. Default: a client that follows no
-	// redirects, so a 3xx answer is a failure rather than a delivery to
-	// wherever it points.
-	Client *http.Client
+	// URLs is the rule for where deliveries may go, checked again before
+	// every delivery and for the very address connected to (see URLPolicy).
+	// Deliveries never follow redirects: a 3xx answer is a failure rather
+	// than a delivery to wherever it points.
+	URLs URLPolicy
 	// RetryMin is the delay before the first retry of a failed delivery;
 	// each further retry waits twice as long, up to RetryMax. Defaults 5s
 	// and 1h. Each delay is shortened by a random 0-20% (see Rand).
@@ -82,6 +83,8 @@ type Config struct {
 type Dispatcher struct {
 	cfg     Config
 	metrics *metrics
+	// clients send deliveries, by whether the subscription may use loopback.
+	clients map[bool]*http.Client
 
 	mu        sync.Mutex
 	busy      map[int64]bool      // subscriptions with a delivery goroutine
@@ -105,13 +108,11 @@ func NewDispatcher(cfg Config) (*Dispatcher, error) {
 			return nil, err
 		}
 	}
-	return &Dispatcher{cfg: cfg, metrics: m, busy: map[int64]bool{}, held: map[int64]hold{}, leases: map[int64]heldLease{}}, nil
+	clients := map[bool]*http.Client{false: cfg.URLs.client(false), true: cfg.URLs.client(true)}
+	return &Dispatcher{cfg: cfg, metrics: m, clients: clients, busy: map[int64]bool{}, held: map[int64]hold{}, leases: map[int64]heldLease{}}, nil
 }
 
 func withDefaults(cfg Config) Config {
-	if cfg.Client == nil {
-		cfg.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	}
 	defaults := []struct {
 		field *time.Duration
 		value time.Duration
@@ -217,7 +218,7 @@ func (d *Dispatcher) poll(ctx context.Context) {
 	heads, err := d.heads(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
-			d.cfg.Logger.Error("webhooks: reading the outbox", "error", err)
+			d.cfg.Logger.Error("webhooks: reading the outbox", "cause", cause(err))
 		}
 		return
 	}
@@ -301,7 +302,7 @@ func (d *Dispatcher) prune(ctx context.Context, now time.Time) {
 	})
 	switch {
 	case err != nil && ctx.Err() == nil:
-		d.cfg.Logger.Error("webhooks: pruning delivered events", "error", err)
+		d.cfg.Logger.Error("webhooks: pruning delivered events", "cause", cause(err))
 	case err == nil && n > 0:
 		d.cfg.Logger.Info("webhooks: pruned delivered events", "count", n, "olderThan", now.Add(-d.cfg.Retention))
 	}

@@ -1,14 +1,17 @@
 package webhooks_test
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -63,7 +66,7 @@ func (f *fixture) open() {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	f.store, f.subs = s, &webhooks.Subscriptions{Store: s}
+	f.store, f.subs = s, &webhooks.Subscriptions{Store: s, URLs: testURLs}
 }
 
 // close checks the database file and closes it; closing twice is harmless.
@@ -127,7 +130,7 @@ func (f *fixture) appendEvent(tenant string, at time.Time) store.Event {
 func (f *fixture) start(adjust ...func(*webhooks.Config)) *webhooks.Dispatcher {
 	f.t.Helper()
 	cfg := webhooks.Config{
-		Store: f.store, PollInterval: 2 * time.Millisecond, RetryMin: time.Millisecond,
+		Store: f.store, URLs: testURLs, PollInterval: 2 * time.Millisecond, RetryMin: time.Millisecond,
 		Rand: func() float64 { return 0 }, Logger: slog.New(slog.DiscardHandler),
 	}
 	for _, fn := range adjust {
@@ -233,3 +236,53 @@ func verify(secret string, h http.Header, body []byte) error {
 
 // events returns every event of tenant still in the outbox, oldest first.
 func (f *fixture) events(tenant string) []store.Event { return storetest.Events(f.t, f.store, tenant) }
+
+// testURLs is the URL rule of the tests, with names resolved by testDNS.
+var testURLs = webhooks.URLPolicy{Resolver: testDNS}
+
+// testDNS resolves the names the tests use without a network.
+var testDNS = &fakeResolver{names: map[string][]string{
+	"hooks.example.com":    {"93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"},
+	"localhost":            {"127.0.0.1", "::1"},
+	"internal.example.com": {"10.1.2.3"},
+	"mixed.example.com":    {"93.184.215.14", "192.168.1.20"},
+	"metadata.example.com": {"169.254.169.254"},
+}}
+
+// fakeResolver answers from names; a name may be given a sequence of
+// answers (one per lookup, the last repeated) to act out DNS rebinding.
+type fakeResolver struct {
+	mu       sync.Mutex
+	names    map[string][]string
+	sequence map[string][][]string
+}
+
+func (r *fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	answer, ok := r.names[strings.ToLower(host)]
+	if seq := r.sequence[host]; len(seq) > 0 {
+		answer, ok = seq[0], true
+		if len(seq) > 1 {
+			r.sequence[host] = seq[1:]
+		}
+	}
+	if !ok {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	addrs := make([]netip.Addr, len(answer))
+	for i, a := range answer {
+		addrs[i] = netip.MustParseAddr(a)
+	}
+	return addrs, nil
+}
+
+// rebind makes host resolve to each answer in turn, one per lookup.
+func (r *fakeResolver) rebind(host string, answers ...[]string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sequence == nil {
+		r.sequence = map[string][][]string{}
+	}
+	r.sequence[host] = answers
+}

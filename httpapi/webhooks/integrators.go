@@ -44,7 +44,7 @@ func (s *Subscriptions) create(ctx context.Context, caller connect.Caller, opts 
 		if err != nil {
 			return nil, err
 		}
-		rec, err := s.newRecord(connect.NewWebhookSubscription{TenantID: caller.TenantID, URL: req.URL, Kinds: req.Events}, "events")
+		rec, err := s.newRecord(ctx, connect.NewWebhookSubscription{TenantID: caller.TenantID, URL: req.URL, Kinds: req.Events}, "events")
 		if err != nil {
 			return nil, err
 		}

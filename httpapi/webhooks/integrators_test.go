@@ -84,7 +84,7 @@ func TestDeliveryCountersExistFromTheStart(t *testing.T) {
 			got[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
 		}
 	}
-	want := map[string]float64{"delivered": 0, "http_error": 0, "timeout": 0, "network_error": 0}
+	want := map[string]float64{"delivered": 0, "http_error": 0, "timeout": 0, "network_error": 0, "refused": 0}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("deliveries before the first: %v, want %v", got, want)
 	}

@@ -20,7 +20,7 @@ func newMetrics() *metrics {
 	m := &metrics{
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "connect_webhook_deliveries_total",
-			Help: "Webhook delivery attempts, by outcome: delivered (2xx), http_error (any other answer), timeout, network_error.",
+			Help: "Webhook delivery attempts, by outcome: delivered (2xx), http_error (any other answer), timeout, network_error, refused (the URL's host is or resolves to an address deliveries may not go to).",
 		}, []string{"outcome"}),
 		attempts: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "connect_webhook_delivery_attempts",

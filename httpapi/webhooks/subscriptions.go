@@ -2,8 +2,6 @@ package webhooks
 
 import (
 	"context"
-	"net/netip"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -20,6 +18,9 @@ import (
 // tenant's subscription id is NotFound, like an unknown one.
 type Subscriptions struct {
 	Store store.Store
+	// URLs is the rule for subscription URLs (see URLPolicy). Every way of
+	// adding a subscription goes through Add, so it always applies.
+	URLs URLPolicy
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// IdempotencyRetention is how long the idempotency records of integrators'
@@ -36,10 +37,10 @@ func (s *Subscriptions) now() time.Time {
 
 // Add creates an enabled subscription and returns it with its signing secret,
 // which cannot be shown again. It receives the events of its tenant and kinds
-// appended after it. Errors: InvalidRequest naming the field (tenantId, url,
-// kinds).
+// appended after it. Its URL must pass s.URLs.CheckURL, which resolves the
+// host. Errors: InvalidRequest naming the field (tenantId, url, kinds).
 func (s *Subscriptions) Add(ctx context.Context, ns connect.NewWebhookSubscription) (connect.WebhookSubscription, string, error) {
-	rec, err := s.newRecord(ns, "kinds")
+	rec, err := s.newRecord(ctx, ns, "kinds")
 	if err != nil {
 		return connect.WebhookSubscription{}, "", err
 	}
@@ -52,8 +53,8 @@ func (s *Subscriptions) Add(ctx context.Context, ns connect.NewWebhookSubscripti
 // newRecord checks a new subscription by the rules every new subscription
 // follows, whoever adds it, and returns its record with a new secret.
 // kindsField names the kinds in messages ("kinds", or "events" on the wire).
-func (s *Subscriptions) newRecord(ns connect.NewWebhookSubscription, kindsField string) (*store.Subscription, error) {
-	kinds, err := checkNew(ns, kindsField)
+func (s *Subscriptions) newRecord(ctx context.Context, ns connect.NewWebhookSubscription, kindsField string) (*store.Subscription, error) {
+	kinds, err := s.checkNew(ctx, ns, kindsField)
 	if err != nil {
 		return nil, err
 	}
@@ -143,51 +144,24 @@ func load(tx store.Tx, tenantID string, id int64) (*store.Subscription, error) {
 	return rec, err
 }
 
-// checkNew validates a new subscription and returns its kinds without
-// duplicates.
-func checkNew(ns connect.NewWebhookSubscription, kindsField string) ([]connect.EventKind, error) {
+// checkNew validates a new subscription, its URL by the one rule of
+// s.URLs, and returns its kinds without duplicates; kindsField names the
+// kinds in messages ("kinds", or "events" in the integrators' API).
+func (s *Subscriptions) checkNew(ctx context.Context, ns connect.NewWebhookSubscription, kindsField string) ([]connect.EventKind, error) {
 	if err := connect.Validate(ns); err != nil {
 		return nil, err
 	}
-	if err := checkURL(ns.URL, ns.AllowInsecureLoopback); err != nil {
+	if err := s.URLs.CheckURL(ctx, ns.URL, ns.AllowInsecureLoopback); err != nil {
 		return nil, err
 	}
 	return checkKinds(ns.Kinds, kindsField)
-}
-
-// checkURL allows https, and http on a loopback host when allowLoopback is
-// set: deliveries carry tenant data, so they are encrypted unless they never
-// leave the machine.
-func checkURL(raw string, allowLoopback bool) error {
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "":
-		return connect.Errorf(connect.CodeInvalidRequest, "url must be an absolute URL such as https://example.com/webhooks")
-	case u.User != nil:
-		return connect.Errorf(connect.CodeInvalidRequest, "url must not hold a user name or password: subscriptions are listed, so they would leak")
-	case u.Scheme == "https":
-		return nil
-	case u.Scheme == "http" && allowLoopback && isLoopback(u.Hostname()):
-		return nil
-	case u.Scheme == "http" && allowLoopback:
-		return connect.Errorf(connect.CodeInvalidRequest, "url must use https: %s is not a loopback host (127.0.0.0/8, ::1, localhost), the only hosts allowInsecureLoopback allows over http", u.Hostname())
-	}
-	return connect.Errorf(connect.CodeInvalidRequest, "url must use https (http only on a loopback host with allowInsecureLoopback, for development)")
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Unmap().IsLoopback()
 }
 
 func checkKinds(kinds []connect.EventKind, field string) ([]connect.EventKind, error) {
 	var unique []connect.EventKind
 	for i, kind := range kinds {
 		if !kind.Valid() {
-			return nil, connect.Errorf(connect.CodeInvalidRequest, "%s[%d] is %q, not an event kind; the kinds are %s", field, i, kind, kindNames())
+			return nil, connect.Errorf(connect.CodeInvalidRequest, "%s[%d] is %s, not an event kind; the kinds are %s", field, i, connect.Quote(string(kind)), kindNames())
 		}
 		if !slices.Contains(unique, kind) {
 			unique = append(unique, kind)

@@ -27,7 +27,8 @@ func TestAddChecksTheSubscription(t *testing.T) {
 		wantErr     string
 	}{
 		{"acme", "https://hooks.example.com/connect", false, job, ""},
-		{"acme", "https://127.0.0.1/connect", false, job, ""},
+		{"acme", "https://127.0.0.1/connect", false, job, "url host \"127.0.0.1\" is or resolves to 127.0.0.1, a loopback address; webhooks are not delivered into private networks"},
+		{"acme", "https://127.0.0.1/connect", true, job, ""},
 		{"acme", "http://127.0.0.1:9000/hook", true, job, ""},
 		{"acme", "http://127.45.6.7/hook", true, job, ""},
 		{"acme", "http://localhost:8080/hook", true, job, ""},
@@ -35,8 +36,8 @@ func TestAddChecksTheSubscription(t *testing.T) {
 		{"acme", "http://[::1]:8080/hook", true, job, ""},
 		{"acme", "http://hooks.example.com/connect", false, job, needsHTTPS},
 		{"acme", "http://127.0.0.1:9000/hook", false, job, needsHTTPS},
-		{"acme", "http://10.0.0.1/hook", true, job, "url must use https: 10.0.0.1 is not a loopback host (127.0.0.0/8, ::1, localhost), the only hosts allowInsecureLoopback allows over http"},
-		{"acme", "http://localhost.example.com/hook", true, job, "url must use https: localhost.example.com is not a loopback host (127.0.0.0/8, ::1, localhost), the only hosts allowInsecureLoopback allows over http"},
+		{"acme", "http://10.0.0.1/hook", true, job, `url must use https: "10.0.0.1" is not a loopback host (127.0.0.0/8, ::1, localhost), the only hosts allowInsecureLoopback allows over http`},
+		{"acme", "http://localhost.example.com/hook", true, job, `url must use https: "localhost.example.com" is not a loopback host (127.0.0.0/8, ::1, localhost), the only hosts allowInsecureLoopback allows over http`},
 		{"acme", "ftp://127.0.0.1/hook", true, job, needsHTTPS},
 		{"acme", "/hook", true, job, notAbs},
 		{"acme", "https:hook", false, job, notAbs},

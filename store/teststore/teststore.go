@@ -10,6 +10,7 @@ package teststore
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -68,6 +69,9 @@ func Main(m *testing.M) int {
 		return onPostgres(m)
 	}
 	code := m.Run()
+	if fuzzing() {
+		return code // a fuzz run (or one of its workers) explores inputs, not stores
+	}
 	cmd := exec.Command(os.Args[0], os.Args[1:]...)
 	cmd.Env = append(os.Environ(), EnvStore+"=postgres")
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
@@ -89,4 +93,15 @@ func onPostgres(m *testing.M) int {
 	}
 	fmt.Println("=== the same tests on PostgreSQL")
 	return pgtest.Main(m)
+}
+
+// fuzzing reports whether this test binary runs with -fuzz, as the
+// coordinator of a fuzz run or as one of its workers.
+func fuzzing() bool {
+	for _, name := range []string{"test.fuzz", "test.fuzzworker"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" && f.Value.String() != "false" {
+			return true
+		}
+	}
+	return false
 }
