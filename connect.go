@@ -1544,7 +1544,27 @@ func (c *checker) value(depth int, bound *bounded) error {
 	if !utf8.Valid(raw) {
 		return Errorf(CodeInvalidRequest, "%s must be valid UTF-8", c.path())
 	}
+	if escapesNUL(raw) {
+		return Errorf(CodeInvalidRequest, "%s must not contain the NUL character (\\u0000)", c.path())
+	}
 	return nil
+}
+
+// escapesNUL reports whether the JSON string token raw holds the escape
+// \u0000 (JSON cannot hold a NUL byte unescaped). No field has a use for
+// NUL, and PostgreSQL cannot store it in text, so it is refused like invalid
+// UTF-8 whatever the store.
+func escapesNUL(raw []byte) bool {
+	for i := 0; i < len(raw)-1; i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		if raw[i+1] == 'u' && i+6 <= len(raw) && string(raw[i+2:i+6]) == "0000" {
+			return true
+		}
+		i++ // the escaped character, which may be a backslash
+	}
+	return false
 }
 
 // bounded is a Bound at work: the member it caps and whether its elements
@@ -1804,54 +1824,67 @@ func Validate(v any) error {
 }
 
 // CheckUTF8 returns an InvalidRequest error naming the first string of v that
-// is not valid UTF-8, or nil. JSON cannot carry such a string (the decoder
-// refuses it), but a Go caller of a typed entry point can, and it must not
-// reach the store, whose records are JSON: the typed entry points call it.
+// is not valid UTF-8 or holds the NUL character, or nil. JSON requests are
+// refused such strings by CheckJSON, but a Go caller of a typed entry point
+// can pass them, and they must not reach the store (its records are JSON,
+// and PostgreSQL text cannot hold NUL): the typed entry points call it.
 func CheckUTF8(v any) error {
-	if path := invalidUTF8(reflect.ValueOf(v), ""); path != "" {
-		return &Error{Code: CodeInvalidRequest, Message: path + " must be valid UTF-8"}
+	if path, problem := badString(reflect.ValueOf(v), ""); problem != "" {
+		return &Error{Code: CodeInvalidRequest, Message: path + " " + problem}
 	}
 	return nil
 }
 
-// invalidUTF8 returns the JSON path of the first string in v that is not valid
-// UTF-8 (a map key counts as its own path), or "" when there is none.
-func invalidUTF8(v reflect.Value, path string) string {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			return invalidUTF8(v.Elem(), path)
-		}
-	case reflect.String:
-		if !utf8.ValidString(v.String()) {
-			return path
-		}
-	case reflect.Struct:
-		return structUTF8(v, path)
-	case reflect.Map:
-		for it := v.MapRange(); it.Next(); {
-			key := strings.ToValidUTF8(fmt.Sprint(it.Key().Interface()), "\uFFFD")
-			if bad := invalidUTF8(it.Key(), joinPath(path, key)); bad != "" {
-				return bad
-			}
-			if bad := invalidUTF8(it.Value(), joinPath(path, key)); bad != "" {
-				return bad
-			}
-		}
-	case reflect.Slice, reflect.Array:
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return "" // raw JSON (jsontext.Value) is checked as JSON
-		}
-		for i := range v.Len() {
-			if bad := invalidUTF8(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); bad != "" {
-				return bad
-			}
-		}
+// stringProblem says what is wrong with s for a store, or "".
+func stringProblem(s string) string {
+	switch {
+	case !utf8.ValidString(s):
+		return "must be valid UTF-8"
+	case strings.IndexByte(s, 0) >= 0:
+		return "must not contain the NUL character (\\u0000)"
 	}
 	return ""
 }
 
-func structUTF8(v reflect.Value, path string) string {
+// badString returns the JSON path of the first string in v that has a
+// stringProblem (a map key counts as its own path), and the problem; "" when
+// there is none.
+func badString(v reflect.Value, path string) (string, string) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			return badString(v.Elem(), path)
+		}
+	case reflect.String:
+		if problem := stringProblem(v.String()); problem != "" {
+			return path, problem
+		}
+	case reflect.Struct:
+		return structStrings(v, path)
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			key := strings.ToValidUTF8(fmt.Sprint(it.Key().Interface()), "\uFFFD")
+			if bad, problem := badString(it.Key(), joinPath(path, key)); problem != "" {
+				return bad, problem
+			}
+			if bad, problem := badString(it.Value(), joinPath(path, key)); problem != "" {
+				return bad, problem
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return "", "" // raw JSON (jsontext.Value) is checked as JSON
+		}
+		for i := range v.Len() {
+			if bad, problem := badString(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); problem != "" {
+				return bad, problem
+			}
+		}
+	}
+	return "", ""
+}
+
+func structStrings(v reflect.Value, path string) (string, string) {
 	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -1862,11 +1895,11 @@ func structUTF8(v reflect.Value, path string) string {
 		if !f.Anonymous {
 			name = joinPath(path, jsonName(f))
 		}
-		if bad := invalidUTF8(v.Field(i), name); bad != "" {
-			return bad
+		if bad, problem := badString(v.Field(i), name); problem != "" {
+			return bad, problem
 		}
 	}
-	return ""
+	return "", ""
 }
 
 func joinPath(path, name string) string {

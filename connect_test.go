@@ -189,6 +189,7 @@ func TestCheckUTF8(t *testing.T) {
 		{connect.InboundTarget{ExternalID: "x", Title: "t", Customer: &connect.InboundTargetCustomer{Name: &bad}}, "customer.name must be valid UTF-8"},
 		{connect.InboundTarget{ExternalID: "x", Title: "t", CustomFields: map[string]*string{"k": &bad}}, "customFields.k must be valid UTF-8"},
 		{connect.InboundTarget{ExternalID: "x", Title: "t", CustomFields: map[string]*string{bad: nil}}, "customFields.caf\uFFFD must be valid UTF-8"},
+		{connect.InboundTarget{ExternalID: "a\x00b", Title: "t"}, `externalId must not contain the NUL character (\u0000)`},
 	}
 	for _, tc := range tests {
 		err := connect.CheckUTF8(&tc.target)
