@@ -1431,7 +1431,13 @@ func DecodeBounded(body []byte, v any, l Limits, opts ...json.Options) error {
 	// own check keeps every name of an object in memory.
 	opts = append(opts, jsontext.AllowDuplicateNames(true))
 	if err := json.Unmarshal(body, v, opts...); err != nil {
-		return Errorf(CodeInvalidRequest, "%s", DecodeProblem(err, l.What))
+		problem := Errorf(CodeInvalidRequest, "%s", DecodeProblem(err, l.What))
+		if errors.Is(err, json.ErrUnknownName) {
+			// A caller refusing unknown members (json.RejectUnknownMembers)
+			// to learn whether there are any can tell this refusal apart.
+			return errors.Mark(problem, json.ErrUnknownName)
+		}
+		return problem
 	}
 	return nil
 }

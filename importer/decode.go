@@ -77,12 +77,15 @@ func newDecoder() *decoder {
 // problem; the externalId is still picked out so the result can name the item.
 func (d *decoder) decodeTarget(raw []byte) item {
 	var it item
-	if err := decodeTargetJSON(raw, &it.target); err != nil {
+	hasUnknown, err := decodeTargetJSON(raw, &it.target)
+	if err != nil {
 		it.problem = connect.AsError(err).Message
 		it.target = connect.InboundTarget{ExternalID: d.peekExternalID(raw)}
 		return it
 	}
-	it.warnings = d.unknownFields(raw, targetSchema).warnings("InboundTarget")
+	if hasUnknown {
+		it.warnings = d.unknownFields(raw, targetSchema).warnings("InboundTarget")
+	}
 	return it
 }
 
@@ -96,9 +99,17 @@ var targetLimits = connect.Limits{
 const maxCustomFields = 100
 
 // decodeTargetJSON decodes one target strictly: a name given twice or
-// invalid UTF-8 anywhere in it fails, with the path named.
-func decodeTargetJSON(raw []byte, t *connect.InboundTarget) error {
-	return connect.DecodeBounded(raw, t, targetLimits)
+// invalid UTF-8 anywhere in it fails, with the path named. hasUnknown reports
+// members that are not in the schema (ignored, but warned about). The first
+// decode refuses them, so the common target without any needs no walk of its
+// own to find them; only a target with some is decoded again.
+func decodeTargetJSON(raw []byte, t *connect.InboundTarget) (hasUnknown bool, err error) {
+	err = connect.DecodeBounded(raw, t, targetLimits, json.RejectUnknownMembers(true))
+	if !errors.Is(err, json.ErrUnknownName) {
+		return false, err
+	}
+	*t = connect.InboundTarget{}
+	return true, connect.DecodeBounded(raw, t, targetLimits)
 }
 
 // maxUnknownWarnings bounds the UnknownField warnings of one item: one per
