@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/errors"
@@ -41,11 +42,19 @@ type Config struct {
 	MaxBatchTargets int
 	// IdempotencyRetention is how long idempotency records are kept. Default 24h.
 	IdempotencyRetention time.Duration
+	// MaxConcurrentBatches is how many batches are imported at a time;
+	// further batches wait their turn. A batch holds several times its body
+	// in memory while it is decoded and committed, and decoding already uses
+	// every core, so more at once would only add memory. Default: the number
+	// of cores (GOMAXPROCS).
+	MaxConcurrentBatches int
 }
 
 // Service imports targets and reads import jobs.
 type Service struct {
-	cfg Config
+	cfg     Config
+	batches chan struct{} // one element per batch being imported
+	waiting atomic.Int32  // batches waiting for their turn
 }
 
 var (
@@ -64,7 +73,10 @@ func New(cfg Config) *Service {
 	if cfg.IdempotencyRetention <= 0 {
 		cfg.IdempotencyRetention = store.DefaultIdempotencyRetention
 	}
-	return &Service{cfg: cfg}
+	if cfg.MaxConcurrentBatches <= 0 {
+		cfg.MaxConcurrentBatches = runtime.GOMAXPROCS(0)
+	}
+	return &Service{cfg: cfg, batches: make(chan struct{}, cfg.MaxConcurrentBatches)}
 }
 
 // ImportTarget imports one target given as a Go value. See connect.Importer.
@@ -138,7 +150,31 @@ func (s *Service) importBatch(ctx context.Context, caller connect.Caller, opts c
 	if err := caller.RequireScope(connect.ScopeTargetsBatchWrite); err != nil {
 		return connect.ImportOutcome{}, err
 	}
+	leave, err := s.batchTurn(ctx)
+	if err != nil {
+		return connect.ImportOutcome{}, err
+	}
+	defer leave()
 	return s.execute(ctx, caller, opts, operationBatch, body, build)
+}
+
+// batchTurn waits until fewer than MaxConcurrentBatches batches are being
+// imported, or ctx ends; leave ends the turn.
+func (s *Service) batchTurn(ctx context.Context) (leave func(), err error) {
+	s.waiting.Add(1)
+	defer s.waiting.Add(-1)
+	select {
+	case s.batches <- struct{}{}:
+		return func() { <-s.batches }, nil
+	case <-ctx.Done():
+		return nil, errors.WithStack(ctx.Err())
+	}
+}
+
+// BatchLoad reports how many batches are being imported and how many wait
+// for their turn (see Config.MaxConcurrentBatches).
+func (s *Service) BatchLoad() (running, waiting int) {
+	return len(s.batches), int(s.waiting.Load())
 }
 
 // execute runs an import through the idempotent write path. body gives the
