@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"hash"
+	"io"
 	"strconv"
 	"unicode/utf8"
 
@@ -39,8 +40,8 @@ func canonicalDigest(body []byte) (d digest, ok bool) {
 	if err != nil {
 		return d, false
 	}
-	if _, err := c.dec.ReadToken(); err == nil {
-		return d, false // more than one value
+	if _, err := c.dec.ReadToken(); !errors.Is(err, io.EOF) {
+		return d, false // more after the value, valid or not: taken byte for byte
 	}
 	return d, true
 }

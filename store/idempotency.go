@@ -166,11 +166,12 @@ func (c *Claim[T]) Stored() bool { return c.stored != nil }
 func (c *Claim[T]) Replay() (Outcome[T], error) { return replay[T](c.stored, c.rec.Fingerprint) }
 
 // Fail ends a write that failed before its transaction. A request error (a
-// *connect.Error other than InternalError) is recorded under the key, so a
-// retry gets the same answer; internal faults are not, so a retry may succeed.
+// *connect.Error that answersEveryRetry) is recorded under the key, so a
+// retry gets the same answer; internal faults, limits and any other error are
+// not, so a retry may succeed.
 func (c *Claim[T]) Fail(ctx context.Context, err error) (Outcome[T], error) {
 	cerr := connect.AsError(err)
-	if c.rec == nil || cerr == nil || cerr.Code == connect.CodeInternalError {
+	if c.rec == nil || cerr == nil || !answersEveryRetry(cerr.Code) {
 		return Outcome[T]{}, err
 	}
 	c.rec.ErrorCode, c.rec.ErrorMessage = cerr.Code, cerr.Message
@@ -182,6 +183,18 @@ func (c *Claim[T]) Fail(ctx context.Context, err error) (Outcome[T], error) {
 		return Outcome[T]{}, errors.CombineErrors(err, rerr)
 	}
 	return Outcome[T]{}, err
+}
+
+// answersEveryRetry reports whether a request error is the request's own
+// answer, the same on every retry, and so recorded under its key. Faults,
+// limits and the caller's credentials may change before a retry.
+func answersEveryRetry(code connect.ErrorCode) bool {
+	switch code {
+	case connect.CodeInternalError, connect.CodeRateLimited, connect.CodeIdempotencyKeyInUse,
+		connect.CodeUnauthorized, connect.CodeInsufficientScope:
+		return false
+	}
+	return true
 }
 
 // Commit runs fn in one read-write transaction together with the record of
@@ -222,10 +235,15 @@ func (c *Claim[T]) commit(ctx context.Context, fn TxFunc[T]) (out Outcome[T], fn
 		}
 		return putRecord(tx, c.rec, c.w)
 	})
-	if fnErr != nil {
+	if fnErr != nil && errors.Is(err, fnErr) {
 		return Outcome[T]{}, fnErr, nil
 	}
-	if err == nil && stored != nil {
+	if err != nil {
+		// The store's own failure (an engine may report a conflict in place
+		// of what fn returned): never recorded as the request's answer.
+		return Outcome[T]{}, nil, err
+	}
+	if stored != nil {
 		out, err = replay[T](stored, c.rec.Fingerprint)
 	}
 	return out, nil, err

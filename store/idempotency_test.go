@@ -312,6 +312,12 @@ func TestFingerprintIgnoresFormatting(t *testing.T) {
 	if string(store.Fingerprint("POST /x", []byte("not json"))) == string(store.Fingerprint("POST /x", []byte("not  json"))) {
 		t.Error("invalid JSON bodies must be compared byte for byte")
 	}
+	// Anything after the value makes the body another request, valid or not.
+	for _, trailing := range []string{"}", " ]", " garbage", ` {"b":2}`} {
+		if string(store.Fingerprint("POST /x", []byte(`{"a":1}`))) == string(store.Fingerprint("POST /x", []byte(`{"a":1}`+trailing))) {
+			t.Errorf("a body with %q after the object has the fingerprint of the object alone", trailing)
+		}
+	}
 }
 
 // TestClaimCommitRereadsTheRecord: when a claim expired (its holder stalled)

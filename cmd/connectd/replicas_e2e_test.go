@@ -150,6 +150,7 @@ func importUntilKilled(t *testing.T, replicas [2]*daemon, key string) []int64 {
 	var acked []int64
 	var n atomic.Int64
 	stop := make(chan struct{})
+	var stopOnce sync.Once
 	killed := atomic.Bool{}
 	var wg sync.WaitGroup
 	for w := range 4 {
@@ -176,11 +177,7 @@ func importUntilKilled(t *testing.T, replicas [2]*daemon, key string) []int64 {
 					_ = replicas[0].cmd.Process.Kill()
 					killed.Store(true)
 				case c >= 40:
-					select {
-					case <-stop:
-					default:
-						close(stop)
-					}
+					stopOnce.Do(func() { close(stop) })
 				}
 			}
 		})

@@ -54,8 +54,14 @@ func (p URLPolicy) CheckURL(ctx context.Context, raw string, allowInsecureLoopba
 	}
 	host := u.Hostname()
 	addrs, err := p.resolve(ctx, host)
-	if err != nil {
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
 		return connect.Errorf(connect.CodeInvalidRequest, "url host %s cannot be resolved", connect.Quote(host))
+	case err != nil:
+		// A timeout or a failing DNS server says nothing about the URL: the
+		// caller may retry, and an idempotent retry must not replay this.
+		return errors.Wrapf(err, "resolving the url host %s", connect.Quote(host))
 	}
 	for _, addr := range addrs {
 		if err := p.allowed(addr, allowInsecureLoopback); err != nil {
@@ -119,7 +125,7 @@ func (p URLPolicy) resolve(ctx context.Context, host string) ([]netip.Addr, erro
 	}
 	addrs, err := r.LookupNetIP(ctx, "ip", host)
 	if err == nil && len(addrs) == 0 {
-		err = errors.Newf("no address for %s", host)
+		err = &net.DNSError{Err: "no address", Name: host, IsNotFound: true}
 	}
 	return addrs, err
 }

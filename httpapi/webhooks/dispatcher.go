@@ -76,10 +76,16 @@ type Config struct {
 // Every subscription has at most one delivery in flight and gets its next
 // event only once the previous one was accepted with a 2xx answer, so it
 // receives its events in order, each at least once (again after a failure,
-// or when the dispatcher stopped between a delivery and its record). Failed
+// or when the dispatcher stopped between a delivery and its record). Several
+// dispatchers (replicas) on one store share the work through a delivery
+// lease per subscription, judged by each dispatcher's clock: their clocks
+// must agree to well within AttemptTimeout plus 30 s (NTP does), or two
+// could deliver to one subscription at once; outcomes stay fenced by the
+// lease's token either way, so attempts and failures count once. Failed
 // attempts (network errors, timeouts, other answers) are retried with
-// exponential backoff, kept in memory when the store cannot record it. Deliveries run outside store transactions on their own
-// goroutines, so a slow receiver delays nothing but its own subscription.
+// exponential backoff, kept in memory when the store cannot record it.
+// Deliveries run outside store transactions on their own goroutines, so a
+// slow receiver delays nothing but its own subscription.
 type Dispatcher struct {
 	cfg     Config
 	metrics *metrics

@@ -1,7 +1,12 @@
 package webhooks_test
 
 import (
+	"context"
 	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cockroachdb/errors"
@@ -87,5 +92,38 @@ func TestDeliveryCountersExistFromTheStart(t *testing.T) {
 	want := map[string]float64{"delivered": 0, "http_error": 0, "timeout": 0, "network_error": 0, "refused": 0}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("deliveries before the first: %v, want %v", got, want)
+	}
+}
+
+// flakyDNS times out on its first lookup and then answers like testDNS.
+type flakyDNS struct{ failed atomic.Bool }
+
+func (d *flakyDNS) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	if d.failed.CompareAndSwap(false, true) {
+		return nil, &net.DNSError{Err: "i/o timeout", Name: host, IsTimeout: true}
+	}
+	return testDNS.LookupNetIP(ctx, network, host)
+}
+
+// TestFailingDNSIsNotTheRequestsAnswer: a DNS server that times out says
+// nothing about the URL, so the create fails as a fault, not as a recorded
+// 400: the retry with the same Idempotency-Key runs again and succeeds. A
+// name that does not exist is the request's own answer and is 400.
+func TestFailingDNSIsNotTheRequestsAnswer(t *testing.T) {
+	f := newFixture(t)
+	f.subs.URLs = webhooks.URLPolicy{Resolver: &flakyDNS{}}
+	caller := connect.Caller{TenantID: "acme", ClientID: "erp", Scopes: []connect.Scope{connect.ScopeWebhooksManage}}
+	body := []byte(`{"url":"https://hooks.example.com/a","events":["import_job.completed"]}`)
+	key := connect.WriteOptions{IdempotencyKey: "k1"}
+	if _, err := f.subs.CreateWebhookSubscriptionJSON(t.Context(), caller, body, key); connect.ErrorCodeOf(err) != connect.CodeInternalError {
+		t.Fatalf("create while DNS times out: %v, want a fault (InternalError)", err)
+	}
+	out, err := f.subs.CreateWebhookSubscriptionJSON(t.Context(), caller, body, key)
+	if err != nil || out.Replayed || out.Subscription.ID == 0 {
+		t.Errorf("retry with the same key: %+v, %v; want a fresh create", out, err)
+	}
+	_, err = f.subs.CreateWebhookSubscriptionJSON(t.Context(), caller, []byte(`{"url":"https://nowhere.example.com/a","events":["import_job.completed"]}`), connect.WriteOptions{})
+	if connect.ErrorCodeOf(err) != connect.CodeInvalidRequest || !strings.Contains(err.Error(), "cannot be resolved") {
+		t.Errorf("a name that does not exist: %v, want InvalidRequest", err)
 	}
 }

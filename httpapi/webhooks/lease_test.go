@@ -1,6 +1,7 @@
 package webhooks_test
 
 import (
+	"github.com/prometheus/client_golang/prometheus"
 	"net/http"
 	"slices"
 	"sync/atomic"
@@ -63,13 +64,19 @@ func TestLateOutcomeIsFencedOff(t *testing.T) {
 	event := f.appendEvent("acme", t0)
 	clock := newClock(t0)
 	withClock := func(c *webhooks.Config) { c.Now = clock.Now }
-	stalled := f.start(withClock)
+	stalledMetrics := prometheus.NewRegistry()
+	stalled := f.start(withClock, func(c *webhooks.Config) { c.Registerer = stalledMetrics })
 	<-hanging
 	clock.Set(t0.Add(time.Hour)) // the stalled dispatcher's lease has expired
 	f.start(withClock)
 	f.waitDelivered("acme", sub.ID, event.Seq)
 	close(unblock)
-	stalled.Stop() // returns once its late outcome went through record
+	// The stalled dispatcher counts its answer before it records it, and
+	// records even while stopping, so after the count Stop waits for record.
+	waitFor(t, "the stalled dispatcher's late answer", func() bool {
+		return counterValue(t, stalledMetrics, "connect_webhook_deliveries_total", "http_error") == 1
+	})
+	stalled.Stop()
 	got := f.subscription("acme", sub.ID)
 	if got.Attempts != 0 || got.LastError != "" || got.NextAttemptAt != nil || got.FailingSince != nil || got.Cursor != event.Seq {
 		t.Errorf("after a fenced-off failure: %+v; want the new owner's success only", got)
@@ -77,4 +84,22 @@ func TestLateOutcomeIsFencedOff(t *testing.T) {
 	if n := len(rc.deliveries()); n != 2 {
 		t.Errorf("%d attempts, want 2 (the stalled one and the new owner's)", n)
 	}
+}
+
+// counterValue returns the value of the counter name's series with the label
+// value, or 0.
+func counterValue(t *testing.T, g prometheus.Gatherer, name, label string) float64 {
+	t.Helper()
+	families, err := g.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range families {
+		for _, m := range mf.GetMetric() {
+			if mf.GetName() == name && len(m.GetLabel()) > 0 && m.GetLabel()[0].GetValue() == label {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
 }

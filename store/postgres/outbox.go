@@ -174,7 +174,7 @@ func (t *tx) PruneEvents(cutoff time.Time, limit int) (int, error) {
 	if limit <= 0 {
 		return 0, nil
 	}
-	if err := t.numberLeftovers(); err != nil {
+	if err := t.s.numberLeftovers(t.ctx); err != nil {
 		return 0, err
 	}
 	subs, err := t.Subscriptions("")
@@ -216,17 +216,24 @@ func (t *tx) PruneEvents(cutoff time.Time, limit int) (int, error) {
 // numberLeftovers numbers events left unnumbered by a writer that died
 // between its commit and its numbering pass, unless a pass is running: then
 // that pass numbers them, and replicas pruning at once do not wait for it.
-func (t *tx) numberLeftovers() error {
-	var locked bool
-	if err := t.flush(); err != nil {
+// It is a short transaction of its own, committed without waiting for the
+// disk like every pass, so the outbox lock is never held while the caller's
+// transaction prunes: writers never wait for a prune.
+func (s *Store) numberLeftovers(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	err := pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
+		if _, err := ptx.Exec(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
+			return err
+		}
+		var locked bool
+		if err := ptx.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock($1)", outboxLock).Scan(&locked); err != nil || !locked {
+			return err
+		}
+		_, err := ptx.Exec(ctx, numberingSQL)
 		return err
-	}
-	err := t.ptx.QueryRow(t.ctx, `SELECT pg_try_advisory_xact_lock($1)`, outboxLock).Scan(&locked)
-	if err != nil || !locked {
-		return t.note(errors.Wrap(err, "taking the outbox lock"))
-	}
-	_, err = t.exec(numberingSQL)
-	return err
+	})
+	return errors.Wrap(err, "numbering leftover events")
 }
 
 // --- subscriptions
