@@ -111,11 +111,6 @@ func (s *Service) create(ctx context.Context, caller connect.Caller, jobID int64
 	if err := caller.RequireScope(connect.ScopeRouteSuggestionsCreate); err != nil {
 		return connect.RouteSuggestionOutcome{}, err
 	}
-	leave, err := s.queue.enter(ctx)
-	if err != nil {
-		return connect.RouteSuggestionOutcome{}, err
-	}
-	defer leave()
 	w := store.Write{
 		Caller: caller, Key: opts.IdempotencyKey, Operation: fmt.Sprintf("POST /import-jobs/%d/route-suggestion", jobID),
 		Body: body, Now: s.now(), Retention: s.cfg.IdempotencyRetention,
@@ -128,6 +123,13 @@ func (s *Service) create(ctx context.Context, caller connect.Caller, jobID int64
 	if claim.Stored() {
 		return routeOutcome(claim.Replay())
 	}
+	// Only new work queues for a solver: a replay answers at once. A full
+	// queue's 429 is not recorded (it does not answer every retry).
+	leave, err := s.queue.enter(ctx)
+	if err != nil {
+		return connect.RouteSuggestionOutcome{}, err
+	}
+	defer leave()
 	req, err := decode()
 	if err == nil {
 		req, err = normalize(req)
