@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/integration-connect/connect/store"
@@ -72,13 +73,30 @@ func Main(m *testing.M) int {
 	if fuzzing() {
 		return code // a fuzz run (or one of its workers) explores inputs, not stores
 	}
-	cmd := exec.Command(os.Args[0], os.Args[1:]...)
+	cmd := exec.Command(os.Args[0], secondPassArgs(os.Args[1:])...)
 	cmd.Env = append(os.Environ(), EnvStore+"=postgres")
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	dieWithParent(cmd) // go test kills only this process when it times out
 	if err := cmd.Run(); err != nil {
 		return max(code, 1)
 	}
 	return code
+}
+
+// secondPassArgs are the test flags for the PostgreSQL pass: the same, but
+// its profiles go to files of their own instead of overwriting the first
+// pass's.
+func secondPassArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, arg := range args {
+		out[i] = arg
+		for _, name := range []string{"coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace"} {
+			if prefix := "-test." + name + "="; strings.HasPrefix(arg, prefix) {
+				out[i] = arg + ".postgres"
+			}
+		}
+	}
+	return out
 }
 
 // onPostgres is the second run: m on PostgreSQL, or one line saying why not.
