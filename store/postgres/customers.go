@@ -310,14 +310,14 @@ func (t *tx) Contacts(tenantID string, customerID int64) ([]store.CustomerContac
 // --- mapping settings
 
 func (t *tx) MappingSettings(tenantID string) (store.MappingSettings, error) {
-	if err := t.lockKeys(lockKey("mapping settings", tenantID)); err != nil {
+	if err := t.lockKeysShared(lockKey("mapping settings", tenantID)); err != nil {
 		return store.MappingSettings{}, err
 	}
 	var data []byte
 	if err := t.flush(); err != nil {
 		return store.MappingSettings{}, err
 	}
-	err := t.ptx.QueryRow(t.ctx, `SELECT doc FROM mapping_settings WHERE tenant_id = $1`+t.forUpdate(), tenantID).Scan(&data)
+	err := t.ptx.QueryRow(t.ctx, `SELECT doc FROM mapping_settings WHERE tenant_id = $1`+t.forShare(), tenantID).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.DefaultMappingSettings(), nil
 	}
@@ -331,6 +331,9 @@ func (t *tx) MappingSettings(tenantID string) (store.MappingSettings, error) {
 }
 
 func (t *tx) PutMappingSettings(tenantID string, s store.MappingSettings) error {
+	if err := t.lockKeys(lockKey("mapping settings", tenantID)); err != nil {
+		return err
+	}
 	doc, err := encode(s)
 	if err != nil {
 		return err

@@ -345,3 +345,50 @@ func TestUnnumberedEventsAreNumberedLater(t *testing.T) {
 		t.Errorf("after pruning: %s, want %s", got, want)
 	}
 }
+
+// TestConcurrentSettingsChanges: readers of a tenant's mapping settings (every
+// import with customer data) share its locks, while changes, read-modify-write
+// on two replicas at once, each keep the other's field: no change is lost.
+func TestConcurrentSettingsChanges(t *testing.T) {
+	stores := openShared(t, 2)
+	changes := []func(*store.MappingSettings){
+		func(s *store.MappingSettings) { s.AutoCreateCustomers = false },
+		func(s *store.MappingSettings) { s.AutoCreateLocations = false },
+		func(s *store.MappingSettings) { s.AutoCreateContacts = false },
+	}
+	var wg sync.WaitGroup
+	for i, change := range changes {
+		wg.Go(func() {
+			err := stores[i%2].Update(t.Context(), func(tx store.Tx) error {
+				s, err := tx.MappingSettings("t1")
+				if err != nil {
+					return err
+				}
+				change(&s)
+				return tx.PutMappingSettings("t1", s)
+			})
+			if err != nil {
+				t.Errorf("change %d: %v", i, err)
+			}
+		})
+		wg.Go(func() { // a reader, as an import is
+			if err := stores[(i+1)%2].Update(t.Context(), func(tx store.Tx) error {
+				_, err := tx.MappingSettings("t1")
+				return err
+			}); err != nil {
+				t.Errorf("reader %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	err := stores[0].View(t.Context(), func(tx store.Tx) error {
+		s, err := tx.MappingSettings("t1")
+		if err != nil || s != (store.MappingSettings{}) {
+			t.Errorf("settings after three concurrent changes: %+v, %v; want every field false", s, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

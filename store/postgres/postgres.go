@@ -37,14 +37,19 @@
 //   - every point read by key or id (Target, TargetByExternalID,
 //     TargetsByExternalID, Client, Customer*, Location*, Contact*, Job,
 //     IdempotencyRecord, Subscription, AppointmentRequest, Profile, Employee,
-//     RouteSuggestion, MappingSettings) reads with FOR UPDATE, so the record
-//     cannot change under the transaction until it commits;
+//     RouteSuggestion) reads with FOR UPDATE, so the record cannot change
+//     under the transaction until it commits;
 //   - lookups that may find nothing and are then followed by a create
 //     (IdempotencyRecord, CustomerByExternalID, CustomersByNumber,
 //     LocationByExternalID, LocationsByAddress, ContactByExternalID,
-//     ContactsByEmail, MappingSettings) first take a transaction-level
-//     advisory lock on what they look up, so two transactions cannot both
-//     find nothing and both create;
+//     ContactsByEmail) first take a transaction-level advisory lock on what
+//     they look up, so two transactions cannot both find nothing and both
+//     create;
+//   - MappingSettings, which every import with customer data reads, takes its
+//     advisory lock and row lock shared and PutMappingSettings takes the
+//     advisory lock exclusively: imports of a tenant run side by side, and a
+//     change of the settings waits for them (two concurrent changes deadlock,
+//     and one runs again);
 //   - target identities are not advisory-locked (a batch has up to 1,000):
 //     two imports creating the same new target collide on its unique index,
 //     and the loser runs again.

@@ -57,6 +57,14 @@ func (t *tx) forUpdate() string {
 	return ""
 }
 
+// forShare is forUpdate for a record many writers read and few change.
+func (t *tx) forShare() string {
+	if t.write {
+		return " FOR SHARE"
+	}
+	return ""
+}
+
 // note records a conflict so that Update retries, and returns err.
 func (t *tx) note(err error) error {
 	if err != nil && t.conflict == nil && retryable(err) {
@@ -86,6 +94,17 @@ func (t *tx) query(sql string, args ...any) (pgx.Rows, error) {
 // lockKeys takes transaction-level advisory locks on keys (in Update only),
 // so that lookups of a key that may find nothing serialize with whoever
 // creates it. Locks are taken in order, so they cannot deadlock each other.
+// lockKeysShared takes the advisory locks of keys shared, beside other
+// shared holders; an exclusive holder waits for them and they for it.
+func (t *tx) lockKeysShared(keys ...int64) error {
+	if !t.write {
+		return nil
+	}
+	slices.Sort(keys)
+	_, err := t.exec(`SELECT pg_advisory_xact_lock_shared(k) FROM unnest($1::bigint[]) k ORDER BY k`, keys)
+	return err
+}
+
 func (t *tx) lockKeys(keys ...int64) error {
 	if !t.write {
 		return nil
