@@ -310,8 +310,10 @@ func (t *tx) Contacts(tenantID string, customerID int64) ([]store.CustomerContac
 // --- mapping settings
 
 func (t *tx) MappingSettings(tenantID string) (store.MappingSettings, error) {
-	if err := t.lockKeysShared(lockKey("mapping settings", tenantID)); err != nil {
-		return store.MappingSettings{}, err
+	if t.write { // shared: imports reading the settings run side by side
+		if _, err := t.exec(`SELECT pg_advisory_xact_lock_shared($1)`, lockKey("mapping settings", tenantID)); err != nil {
+			return store.MappingSettings{}, err
+		}
 	}
 	var data []byte
 	if err := t.flush(); err != nil {

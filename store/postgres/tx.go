@@ -94,17 +94,6 @@ func (t *tx) query(sql string, args ...any) (pgx.Rows, error) {
 // lockKeys takes transaction-level advisory locks on keys (in Update only),
 // so that lookups of a key that may find nothing serialize with whoever
 // creates it. Locks are taken in order, so they cannot deadlock each other.
-// lockKeysShared takes the advisory locks of keys shared, beside other
-// shared holders; an exclusive holder waits for them and they for it.
-func (t *tx) lockKeysShared(keys ...int64) error {
-	if !t.write {
-		return nil
-	}
-	slices.Sort(keys)
-	_, err := t.exec(`SELECT pg_advisory_xact_lock_shared(k) FROM unnest($1::bigint[]) k ORDER BY k`, keys)
-	return err
-}
-
 func (t *tx) lockKeys(keys ...int64) error {
 	if !t.write {
 		return nil
