@@ -18,11 +18,6 @@ import (
 	"github.com/integration-connect/connect/store/bolt/bolttest"
 )
 
-// benchCaller imports without customers.map: these benchmarks measure the
-// importer; BenchmarkImportBatchWithMapping adds customer mapping.
-var benchCaller = connect.Caller{TenantID: "acme", ClientID: "erp-client", SourceSystem: "erp",
-	Scopes: []connect.Scope{connect.ScopeTargetsWrite, connect.ScopeTargetsBatchWrite, connect.ScopeImportJobsRead}}
-
 // BenchmarkImportBatch imports batches of 1,000 new realistic targets through
 // the importer, on bbolt with fsync.
 func BenchmarkImportBatch(b *testing.B) {
@@ -33,7 +28,7 @@ func BenchmarkImportBatch(b *testing.B) {
 		b.StopTimer()
 		body := importertest.RealisticBatch(fmt.Sprintf("B%d", i), n)
 		b.StartTimer()
-		out, err := e.svc.ImportBatchJSON(bg, benchCaller, body, connect.WriteOptions{})
+		out, err := e.svc.ImportBatchJSON(bg, importertest.Caller, body, connect.WriteOptions{})
 		if err != nil || out.Result.CreatedItems != n {
 			b.Fatalf("import: %v, %+v", err, out.Result.ImportCounters)
 		}
@@ -103,7 +98,7 @@ func BenchmarkImportSingleParallel(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					body := []byte(importertest.RealisticTarget("S", int(seq.Add(1))))
-					out, err := svc.ImportTargetJSON(bg, benchCaller, body, connect.WriteOptions{})
+					out, err := svc.ImportTargetJSON(bg, importertest.Caller, body, connect.WriteOptions{})
 					if err != nil || !out.Created {
 						b.Errorf("import: %v, %+v", err, out.Result.Items)
 						return

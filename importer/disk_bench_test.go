@@ -52,7 +52,7 @@ func diskPerTarget(b *testing.B, batch func(prefix string, n int) []byte) float6
 	svc := importer.New(importer.Config{Store: s, Now: time.Now})
 	for i := range *diskTargets / size {
 		prefix := fmt.Sprintf("D%d", i)
-		out, err := svc.ImportBatchJSON(bg, benchCaller, batch(prefix, size), connect.WriteOptions{IdempotencyKey: prefix})
+		out, err := svc.ImportBatchJSON(bg, importertest.Caller, batch(prefix, size), connect.WriteOptions{IdempotencyKey: prefix})
 		if err != nil || out.Result.CreatedItems != size {
 			b.Fatalf("import: %v, %+v", err, out.Result.ImportCounters)
 		}

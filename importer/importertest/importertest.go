@@ -6,7 +6,15 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/integration-connect/connect"
 )
+
+// Caller is the client the import benchmarks import as: the import scopes,
+// without customers.map, so they measure the importer (the mapping benchmark
+// adds the scope).
+var Caller = connect.Caller{TenantID: "acme", ClientID: "erp-client", SourceSystem: "erp",
+	Scopes: []connect.Scope{connect.ScopeTargetsWrite, connect.ScopeTargetsBatchWrite, connect.ScopeImportJobsRead}}
 
 // RealisticTarget is a target as an ERP sends it: address with coordinates,
 // customer, contact, planning, business value and a few custom fields.

@@ -25,9 +25,6 @@ import (
 // without fsync; to measure a durable server, point CONNECT_TEST_DATABASE_URL
 // at one (see the package documentation of pgtest).
 
-var benchCaller = connect.Caller{TenantID: "acme", ClientID: "erp-client", SourceSystem: "erp",
-	Scopes: []connect.Scope{connect.ScopeTargetsWrite, connect.ScopeTargetsBatchWrite, connect.ScopeImportJobsRead}}
-
 // engines are the stores a benchmark compares: each makes a new empty store.
 var engines = []struct {
 	name string
@@ -68,7 +65,7 @@ func BenchmarkImportBatch(b *testing.B) {
 				b.StopTimer()
 				body := importertest.RealisticBatch(fmt.Sprintf("B%d", i), n)
 				b.StartTimer()
-				out, err := svc.ImportBatchJSON(context.Background(), benchCaller, body, connect.WriteOptions{})
+				out, err := svc.ImportBatchJSON(context.Background(), importertest.Caller, body, connect.WriteOptions{})
 				if err != nil || out.Result.CreatedItems != n {
 					b.Fatalf("import: %v, %+v", err, out.Result.ImportCounters)
 				}
@@ -109,7 +106,7 @@ func BenchmarkRawCopy(b *testing.B) {
 				b.Fatal(err)
 			}
 			id++
-			rows[j] = []any{id, benchCaller.TenantID, benchCaller.SourceSystem, t.ExternalID, data}
+			rows[j] = []any{id, importertest.Caller.TenantID, importertest.Caller.SourceSystem, t.ExternalID, data}
 		}
 		err := pgx.BeginFunc(context.Background(), conn, func(tx pgx.Tx) error {
 			_, err := tx.CopyFrom(context.Background(), pgx.Identifier{"targets"},
@@ -140,7 +137,7 @@ func BenchmarkImportSingleParallel(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					body := []byte(importertest.RealisticTarget("S", int(seq.Add(1))))
-					out, err := svc.ImportTargetJSON(context.Background(), benchCaller, body, connect.WriteOptions{})
+					out, err := svc.ImportTargetJSON(context.Background(), importertest.Caller, body, connect.WriteOptions{})
 					if err != nil || !out.Created {
 						b.Errorf("import: %v, %+v", err, out.Result.Items)
 						return
@@ -165,7 +162,7 @@ func BenchmarkListJobs(b *testing.B) {
 				q := connect.JobQuery{Status: "Rejected", Take: &take}
 				b.ResetTimer()
 				for range b.N {
-					list, err := svc.ListJobs(context.Background(), benchCaller, q)
+					list, err := svc.ListJobs(context.Background(), importertest.Caller, q)
 					if err != nil || len(list.Jobs) != 50 {
 						b.Fatalf("list: %v, %d jobs", err, len(list.Jobs))
 					}
@@ -183,7 +180,7 @@ func seedJobs(b *testing.B, s store.Store, n int) {
 	for start := 0; start < n; start += 10_000 {
 		err := s.Update(context.Background(), func(tx store.Tx) error {
 			for i := start; i < min(n, start+10_000); i++ {
-				j := &store.Job{TenantID: benchCaller.TenantID, ClientID: benchCaller.ClientID}
+				j := &store.Job{TenantID: importertest.Caller.TenantID, ClientID: importertest.Caller.ClientID}
 				j.SourceSystem = "erp"
 				j.Status = statuses[i%3]
 				j.CreatedAtUtc = time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
