@@ -128,7 +128,7 @@ func TestRouteSuggestionQueueFullIs429(t *testing.T) {
 	go func() {
 		first <- s.do(request{method: "POST", path: path, body: `{"routeDate":"2026-11-23"}`, key: key})
 	}()
-	<-held.started
+	receive(t, held.started, "the held solve to start")
 
 	busy := s.do(request{method: "POST", path: path, body: `{"routeDate":"2026-11-23"}`, key: key, header: map[string]string{"Idempotency-Key": "q-1"}})
 	e := busy.apiError(t)
@@ -143,7 +143,7 @@ func TestRouteSuggestionQueueFullIs429(t *testing.T) {
 		t.Errorf("import while solving: %d %s", r.status, r.body)
 	}
 	close(held.release)
-	if r := <-first; r.status != 200 {
+	if r := receive(t, first, "the held request's answer"); r.status != 200 {
 		t.Errorf("the held request: %d %s", r.status, r.body)
 	}
 	if r := s.do(request{method: "POST", path: path, body: `{"routeDate":"2026-11-23"}`, key: key, header: map[string]string{"Idempotency-Key": "q-1"}}); r.status != 200 || r.header.Get("Idempotent-Replayed") != "" {

@@ -132,7 +132,7 @@ func TestRetentionRunsInTheBackground(t *testing.T) {
 	if err := r.Start(bg); err == nil {
 		t.Error("a second Start succeeded")
 	}
-	rec := <-logged
+	rec := receive(t, logged, "the retention's log line")
 	r.Stop()
 	r.Stop() // stopping twice is harmless
 	if rec.Message != "import jobs: deleted expired jobs" || e.jobCount(t) != 0 {

@@ -73,7 +73,7 @@ func TestBackupWhileServing(t *testing.T) {
 			}
 		}
 	})
-	<-loaded
+	receive(t, loaded, "five acknowledged imports")
 	mu.Lock()
 	before := len(acks) // acknowledged before the backup began
 	mu.Unlock()

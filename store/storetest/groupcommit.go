@@ -55,7 +55,7 @@ func testGroupRollback(t *testing.T, open Opener) {
 		})
 	})
 	for range groupWriters + 2 {
-		<-ready
+		receive(t, ready, "a writer to start")
 	}
 	release()
 	wg.Wait()
@@ -86,10 +86,10 @@ func holdWriter(t *testing.T, s store.Store) (release func()) {
 			return createMarked(tx, "FIRST")
 		})
 	}()
-	<-started
+	receive(t, started, "the held write to start")
 	return func() {
 		close(unblock)
-		if err := <-done; err != nil {
+		if err := receive(t, done, "the held write"); err != nil {
 			t.Errorf("the held write: %v", err)
 		}
 	}
