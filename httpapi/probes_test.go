@@ -93,16 +93,3 @@ func TestSharedRateLimiter(t *testing.T) {
 		t.Errorf("with the limiter unavailable: %d, want 200", resp.status)
 	}
 }
-
-// receive waits for a value from ch and fails the test after 30 s: a test
-// never waits on another goroutine without a deadline of its own.
-func receive[T any](t testing.TB, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(30 * time.Second):
-		t.Fatalf("waited 30 s for %s", what)
-		panic("unreachable")
-	}
-}

@@ -10,6 +10,7 @@ import (
 	"github.com/integration-connect/connect/httpapi"
 	"github.com/integration-connect/connect/routesuggest"
 	"github.com/integration-connect/connect/store"
+	"github.com/integration-connect/connect/store/storetest"
 )
 
 func TestRouteSuggestionEndpoint(t *testing.T) {
@@ -128,7 +129,7 @@ func TestRouteSuggestionQueueFullIs429(t *testing.T) {
 	go func() {
 		first <- s.do(request{method: "POST", path: path, body: `{"routeDate":"2026-11-23"}`, key: key})
 	}()
-	receive(t, held.started, "the held solve to start")
+	storetest.Receive(t, held.started, "the held solve to start")
 
 	busy := s.do(request{method: "POST", path: path, body: `{"routeDate":"2026-11-23"}`, key: key, header: map[string]string{"Idempotency-Key": "q-1"}})
 	e := busy.apiError(t)
@@ -143,7 +144,7 @@ func TestRouteSuggestionQueueFullIs429(t *testing.T) {
 		t.Errorf("import while solving: %d %s", r.status, r.body)
 	}
 	close(held.release)
-	if r := receive(t, first, "the held request's answer"); r.status != 200 {
+	if r := storetest.Receive(t, first, "the held request's answer"); r.status != 200 {
 		t.Errorf("the held request: %d %s", r.status, r.body)
 	}
 	if r := s.do(request{method: "POST", path: path, body: `{"routeDate":"2026-11-23"}`, key: key, header: map[string]string{"Idempotency-Key": "q-1"}}); r.status != 200 || r.header.Get("Idempotent-Replayed") != "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/integration-connect/connect/importer"
 	"github.com/integration-connect/connect/store"
 	"github.com/integration-connect/connect/store/bolt/bolttest"
+	"github.com/integration-connect/connect/store/storetest"
 )
 
 // gatedStore is a real store whose writes wait at a gate the test opens, and
@@ -49,7 +50,7 @@ func TestBatchesTakeTurns(t *testing.T) {
 		_, err := svc.ImportBatchJSON(bg, caller, batch("A"), connect.WriteOptions{})
 		first <- err
 	}()
-	receive(t, gate.entered, "the first batch's transaction") // it holds its turn
+	storetest.Receive(t, gate.entered, "the first batch's transaction") // it holds its turn
 
 	leaving, leave := context.WithCancel(bg)
 	left := make(chan error, 1)
@@ -64,17 +65,17 @@ func TestBatchesTakeTurns(t *testing.T) {
 	}()
 	waitForLoad(t, svc, 1, 2)
 	leave()
-	if err := receive(t, left, "the batch whose caller left"); !errors.Is(err, context.Canceled) {
+	if err := storetest.Receive(t, left, "the batch whose caller left"); !errors.Is(err, context.Canceled) {
 		t.Errorf("a batch whose caller left while waiting: %v, want context.Canceled", err)
 	}
 	waitForLoad(t, svc, 1, 1)
 
 	close(gate.open)
-	receive(t, gate.entered, "the second batch's transaction") // after the first's
-	if err := receive(t, first, "the first batch"); err != nil {
+	storetest.Receive(t, gate.entered, "the second batch's transaction") // after the first's
+	if err := storetest.Receive(t, first, "the first batch"); err != nil {
 		t.Fatal(err)
 	}
-	if err := receive(t, second, "the second batch"); err != nil {
+	if err := storetest.Receive(t, second, "the second batch"); err != nil {
 		t.Fatal(err)
 	}
 	if gate.most != 1 {
@@ -99,18 +100,5 @@ func waitForLoad(t *testing.T, svc *importer.Service, running, waiting int) {
 			t.Fatalf("batch load %d running, %d waiting; want %d and %d", r, w, running, waiting)
 		}
 		time.Sleep(time.Millisecond)
-	}
-}
-
-// receive waits for a value from ch and fails the test after 30 s: a test
-// never waits on another goroutine without a deadline of its own.
-func receive[T any](t testing.TB, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(30 * time.Second):
-		t.Fatalf("waited 30 s for %s", what)
-		panic("unreachable")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/importer"
 	"github.com/integration-connect/connect/store"
+	"github.com/integration-connect/connect/store/storetest"
 )
 
 const day = 24 * time.Hour
@@ -132,7 +133,7 @@ func TestRetentionRunsInTheBackground(t *testing.T) {
 	if err := r.Start(bg); err == nil {
 		t.Error("a second Start succeeded")
 	}
-	rec := receive(t, logged, "the retention's log line")
+	rec := storetest.Receive(t, logged, "the retention's log line")
 	r.Stop()
 	r.Stop() // stopping twice is harmless
 	if rec.Message != "import jobs: deleted expired jobs" || e.jobCount(t) != 0 {

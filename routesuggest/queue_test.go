@@ -11,6 +11,7 @@ import (
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/routesuggest"
 	"github.com/integration-connect/connect/store"
+	"github.com/integration-connect/connect/store/storetest"
 )
 
 // gatedTravel is a travel model that holds every solve at its start until the
@@ -76,7 +77,7 @@ func TestSolveQueue(t *testing.T) {
 
 	send(1)
 	send(2)
-	started := []int{receive(t, g.started, "a solve to start"), receive(t, g.started, "a solve to start")}
+	started := []int{storetest.Receive(t, g.started, "a solve to start"), storetest.Receive(t, g.started, "a solve to start")}
 	slices.Sort(started)
 	if !slices.Equal(started, []int{1, 2}) {
 		t.Fatalf("started %v, want 1 and 2", started)
@@ -94,29 +95,29 @@ func TestSolveQueue(t *testing.T) {
 
 	// Number 4 leaves while waiting: it gives up its place.
 	cancels[4]()
-	if r := receive(t, results, "a result"); r.n != 4 || !errors.Is(r.err, context.Canceled) {
+	if r := storetest.Receive(t, results, "a result"); r.n != 4 || !errors.Is(r.err, context.Canceled) {
 		t.Fatalf("got %d: %v, want 4: context canceled", r.n, r.err)
 	}
 	waitLoad(routesuggest.Load{Running: 2, Waiting: 2})
 
 	// Number 1 leaves while solving: its solve stops and its slot goes to 3.
 	cancels[1]()
-	if r := receive(t, results, "a result"); r.n != 1 || !errors.Is(r.err, context.Canceled) {
+	if r := storetest.Receive(t, results, "a result"); r.n != 1 || !errors.Is(r.err, context.Canceled) {
 		t.Fatalf("got %d: %v, want 1: context canceled", r.n, r.err)
 	}
-	if n := receive(t, g.started, "a solve to start"); n != 3 {
+	if n := storetest.Receive(t, g.started, "a solve to start"); n != 3 {
 		t.Fatalf("solve %d started, want 3 (first in, first out)", n)
 	}
 
 	// The rest finish in order of arrival as slots free up.
 	g.proceed <- struct{}{}
-	if n := receive(t, g.started, "a solve to start"); n != 5 {
+	if n := storetest.Receive(t, g.started, "a solve to start"); n != 5 {
 		t.Fatalf("solve %d started, want 5", n)
 	}
 	g.proceed <- struct{}{}
 	g.proceed <- struct{}{}
 	for range 3 {
-		if r := receive(t, results, "a result"); r.err != nil {
+		if r := storetest.Receive(t, results, "a result"); r.err != nil {
 			t.Errorf("request %d: %v", r.n, r.err)
 		}
 	}
@@ -127,20 +128,7 @@ func TestSolveQueue(t *testing.T) {
 	if _, err := routes.CreateRouteSuggestion(context.WithValue(t.Context(), requestNumber{}, 6), caller, jobID, req, connect.WriteOptions{IdempotencyKey: "sixth"}); err != nil {
 		t.Fatalf("the sixth request retried: %v", err)
 	}
-	if n := receive(t, g.started, "a solve to start"); n != 6 {
+	if n := storetest.Receive(t, g.started, "a solve to start"); n != 6 {
 		t.Fatalf("solve %d started, want 6", n)
-	}
-}
-
-// receive waits for a value from ch and fails the test after 30 s: a test
-// never waits on another goroutine without a deadline of its own.
-func receive[T any](t testing.TB, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(30 * time.Second):
-		t.Fatalf("waited 30 s for %s", what)
-		panic("unreachable")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/integration-connect/connect/store"
 	"github.com/integration-connect/connect/store/bolt"
 	"github.com/integration-connect/connect/store/bolt/bolttest"
+	"github.com/integration-connect/connect/store/storetest"
 )
 
 func mustOpen(t testing.TB) *bolt.Store {
@@ -231,7 +232,7 @@ func TestRunIdempotentKeyInUse(t *testing.T) {
 		})
 		done <- err
 	}()
-	receive(t, started, "the first request to start")
+	storetest.Receive(t, started, "the first request to start")
 	_, err := runIdempotent(bgctx, s, write("busy", `{}`, t0), func() (store.TxFunc[int], error) {
 		t.Error("the second request ran while the first was in progress")
 		return nil, nil
@@ -240,7 +241,7 @@ func TestRunIdempotentKeyInUse(t *testing.T) {
 		t.Errorf("concurrent request: got %v, want IdempotencyKeyInUse", err)
 	}
 	close(release)
-	if err := receive(t, done, "the first request"); err != nil {
+	if err := storetest.Receive(t, done, "the first request"); err != nil {
 		t.Fatal(err)
 	}
 	out, err := runIdempotent(bgctx, s, write("busy", `{}`, t0), func() (store.TxFunc[int], error) {
@@ -347,18 +348,5 @@ func TestClaimCommitRereadsTheRecord(t *testing.T) {
 	})
 	if !errors.Is(err, connect.ErrNotFound) {
 		t.Errorf("the stalled request's effects: %v, want none (NotFound)", err)
-	}
-}
-
-// receive waits for a value from ch and fails the test after 30 s: a test
-// never waits on another goroutine without a deadline of its own.
-func receive[T any](t testing.TB, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(30 * time.Second):
-		t.Fatalf("waited 30 s for %s", what)
-		panic("unreachable")
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/importer/importertest"
 	"github.com/integration-connect/connect/store/bolt"
+	"github.com/integration-connect/connect/store/storetest"
 )
 
 // acknowledged is an idempotent batch import the server answered.
@@ -73,7 +74,7 @@ func TestBackupWhileServing(t *testing.T) {
 			}
 		}
 	})
-	receive(t, loaded, "five acknowledged imports")
+	storetest.Receive(t, loaded, "five acknowledged imports")
 	mu.Lock()
 	before := len(acks) // acknowledged before the backup began
 	mu.Unlock()

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/integration-connect/connect/store/postgres/pgtest"
 	"github.com/integration-connect/connect/store/teststore"
@@ -23,17 +22,4 @@ func dataDir(t *testing.T) string {
 		t.Setenv("CONNECT_DATABASE_URL", pgtest.URL(t))
 	}
 	return filepath.Join(t.TempDir(), "data")
-}
-
-// receive waits for a value from ch and fails the test after 30 s: a test
-// never waits on another goroutine without a deadline of its own.
-func receive[T any](t testing.TB, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(30 * time.Second):
-		t.Fatalf("waited 30 s for %s", what)
-		panic("unreachable")
-	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/httpapi/webhooks"
+	"github.com/integration-connect/connect/store/storetest"
 )
 
 // TestTwoDispatchersDeliverOnceInOrder: two dispatchers on one store, as two
@@ -66,7 +67,7 @@ func TestLateOutcomeIsFencedOff(t *testing.T) {
 	withClock := func(c *webhooks.Config) { c.Now = clock.Now }
 	stalledMetrics := prometheus.NewRegistry()
 	stalled := f.start(withClock, func(c *webhooks.Config) { c.Registerer = stalledMetrics })
-	receive(t, hanging, "the stalled attempt")
+	storetest.Receive(t, hanging, "the stalled attempt")
 	clock.Set(t0.Add(time.Hour)) // the stalled dispatcher's lease has expired
 	f.start(withClock)
 	f.waitDelivered("acme", sub.ID, event.Seq)
@@ -102,17 +103,4 @@ func counterValue(t *testing.T, g prometheus.Gatherer, name, label string) float
 		}
 	}
 	return 0
-}
-
-// receive waits for a value from ch and fails the test after 30 s: a test
-// never waits on another goroutine without a deadline of its own.
-func receive[T any](t testing.TB, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(30 * time.Second):
-		t.Fatalf("waited 30 s for %s", what)
-		panic("unreachable")
-	}
 }

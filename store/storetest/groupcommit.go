@@ -55,7 +55,7 @@ func testGroupRollback(t *testing.T, open Opener) {
 		})
 	})
 	for range groupWriters + 2 {
-		receive(t, ready, "a writer to start")
+		Receive(t, ready, "a writer to start")
 	}
 	release()
 	wg.Wait()
@@ -86,10 +86,10 @@ func holdWriter(t *testing.T, s store.Store) (release func()) {
 			return createMarked(tx, "FIRST")
 		})
 	}()
-	receive(t, started, "the held write to start")
+	Receive(t, started, "the held write to start")
 	return func() {
 		close(unblock)
-		if err := receive(t, done, "the held write"); err != nil {
+		if err := Receive(t, done, "the held write"); err != nil {
 			t.Errorf("the held write: %v", err)
 		}
 	}

@@ -351,7 +351,7 @@ func testEventCommitOrder(t *testing.T, open Opener) {
 			return nil
 		})
 	}()
-	receive(t, appended, "transaction A to append")
+	Receive(t, appended, "transaction A to append")
 	doneB := make(chan error, 1)
 	go func() { doneB <- s.Update(ctx, appendOne("evt_b")) }()
 	select {
@@ -364,11 +364,11 @@ func testEventCommitOrder(t *testing.T, open Opener) {
 	case <-time.After(200 * time.Millisecond): // B waits for A (or is slow)
 		t.Log("B did not commit while A was open: this engine, or this busy machine, ran them one after the other")
 		close(release)
-		if err := receive(t, doneB, "transaction B"); err != nil {
+		if err := Receive(t, doneB, "transaction B"); err != nil {
 			t.Fatalf("Update B: %v", err)
 		}
 	}
-	if err := receive(t, doneA, "transaction A"); err != nil {
+	if err := Receive(t, doneA, "transaction A"); err != nil {
 		t.Fatalf("Update A: %v", err)
 	}
 	readNew()

@@ -649,9 +649,10 @@ func testCancelledContext(t *testing.T, open Opener) {
 	}
 }
 
-// receive waits for a value from ch and fails the test after 30 s: a test
-// never waits on another goroutine without a deadline of its own.
-func receive[T any](t testing.TB, ch <-chan T, what string) T {
+// Receive waits for a value from ch and fails the test after 30 s, naming
+// what it waited for: a test never waits on another goroutine without a
+// deadline of its own. Tests of any package use it.
+func Receive[T any](t testing.TB, ch <-chan T, what string) T {
 	t.Helper()
 	select {
 	case v := <-ch:
