@@ -62,7 +62,7 @@ func write(key, body string, now time.Time) store.Write {
 	return store.Write{Caller: caller, Key: key, Operation: "POST /x", Body: []byte(body), Now: now, Retention: 24 * time.Hour}
 }
 
-func TestRunIdempotent(t *testing.T) {
+func TestIdempotentWrite(t *testing.T) {
 	c := &counter{s: mustOpen(t)}
 
 	first, err := c.write(write("k1", `{"a":1,"b":[1,2]}`, t0), "first", nil)
@@ -102,7 +102,7 @@ func TestRunIdempotent(t *testing.T) {
 	}
 }
 
-func TestRunIdempotentExpiry(t *testing.T) {
+func TestIdempotentWriteExpiry(t *testing.T) {
 	c := &counter{s: mustOpen(t)}
 	if _, err := c.write(write("k", `{}`, t0), "first", nil); err != nil {
 		t.Fatal(err)
@@ -125,11 +125,11 @@ func TestRunIdempotentExpiry(t *testing.T) {
 	}
 }
 
-// TestRunIdempotentRetentionPerWrite: each record keeps the retention of the
+// TestIdempotentWriteRetentionPerWrite: each record keeps the retention of the
 // write that stored it. A write with a 1h retention purges the records that
 // expired, not a 48h record of the same age; and whether a stored record is
 // replayed depends on its own expiry, not on the retention of the retry.
-func TestRunIdempotentRetentionPerWrite(t *testing.T) {
+func TestIdempotentWriteRetentionPerWrite(t *testing.T) {
 	c := &counter{s: mustOpen(t)}
 	short, long := write("short", `{}`, t0), write("long", `{}`, t0)
 	short.Retention, long.Retention = time.Hour, 48*time.Hour
@@ -194,7 +194,7 @@ func TestIdempotencyRecordExpiry(t *testing.T) {
 	}
 }
 
-func TestRunIdempotentRecordsRequestErrors(t *testing.T) {
+func TestIdempotentWriteRecordsRequestErrors(t *testing.T) {
 	c := &counter{s: mustOpen(t)}
 	bad := connect.Errorf(connect.CodeInvalidRequest, "targets must be an array")
 	_, err := c.write(write("k", `{"targets":1}`, t0), "", bad)
@@ -220,7 +220,7 @@ func TestRunIdempotentRecordsRequestErrors(t *testing.T) {
 	}
 }
 
-func TestRunIdempotentKeyInUse(t *testing.T) {
+func TestIdempotentWriteKeyInUse(t *testing.T) {
 	s := mustOpen(t)
 	started, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error)
@@ -253,9 +253,9 @@ func TestRunIdempotentKeyInUse(t *testing.T) {
 	}
 }
 
-// TestRunIdempotentInvalidUTF8Key: a key that is not UTF-8 is a request error,
+// TestIdempotentWriteInvalidUTF8Key: a key that is not UTF-8 is a request error,
 // answered before anything runs, not an internal fault of encoding its record.
-func TestRunIdempotentInvalidUTF8Key(t *testing.T) {
+func TestIdempotentWriteInvalidUTF8Key(t *testing.T) {
 	c := &counter{s: mustOpen(t)}
 	out, err := c.write(write("abc\xff", `{}`, t0), "x", nil)
 	if connect.ErrorCodeOf(err) != connect.CodeInvalidRequest || out.Replayed {
