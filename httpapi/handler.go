@@ -65,12 +65,15 @@ type Config struct {
 	// MaxBodyBytes caps request bodies (PayloadTooLarge beyond). Default 10 MiB.
 	MaxBodyBytes int64
 	// RateLimit and RateBurst size each client's allowance. Defaults 50/s, 100.
+	// They are the one statement of the policy: the limiter is made from them
+	// and the 429 message quotes them.
 	RateLimit rate.Limit
 	RateBurst int
-	// RateLimiter keeps the allowances; nil means a token bucket per client
-	// in this process's memory. Replicas pass one they share, made with the
-	// same RateLimit and RateBurst.
-	RateLimiter RateLimiter
+	// NewRateLimiter makes the limiter that keeps the allowances, from
+	// RateLimit and RateBurst; nil means a token bucket per client in this
+	// process's memory. Replicas pass one whose buckets they share (see
+	// RateLimiter).
+	NewRateLimiter func(perSecond float64, burst int) RateLimiter
 	// Ready reports whether the service can answer: GET /readyz answers 503
 	// while it returns an error. nil means always ready.
 	Ready func(ctx context.Context) error
@@ -101,7 +104,7 @@ func New(cfg Config) (*Handler, error) {
 		cfg:     cfg,
 		router:  httprouter.New(),
 		metrics: newMetrics(cfg.Version),
-		limiter: cfg.RateLimiter,
+		limiter: cfg.NewRateLimiter(float64(cfg.RateLimit), cfg.RateBurst),
 	}
 	var err error
 	if h.openapi, err = openAPIDocument(cfg.BasePath); err != nil {
@@ -145,8 +148,11 @@ func withDefaults(cfg Config) Config {
 	if cfg.RateBurst <= 0 {
 		cfg.RateBurst = DefaultRateBurst
 	}
-	if cfg.RateLimiter == nil {
-		cfg.RateLimiter = newMemoryLimiter(cfg.RateLimit, cfg.RateBurst, cfg.Now)
+	if cfg.NewRateLimiter == nil {
+		now := cfg.Now
+		cfg.NewRateLimiter = func(perSecond float64, burst int) RateLimiter {
+			return newMemoryLimiter(rate.Limit(perSecond), burst, now)
+		}
 	}
 	return cfg
 }

@@ -2,8 +2,10 @@ package httpapi_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -63,15 +65,27 @@ func (l *sharedLimiter) Allow(_ context.Context, key string) (bool, time.Duratio
 	return l.taken[key] <= l.n, 1500 * time.Millisecond, nil
 }
 
-// TestSharedRateLimiter: a limiter given in Config decides for the handler:
-// two handlers sharing it give a client its allowance once, not once each;
-// the wait it reports becomes whole seconds of Retry-After; a limiter that
-// cannot answer lets requests through.
+// TestSharedRateLimiter: a limiter made by Config.NewRateLimiter decides for
+// the handler: it is made from the handler's one policy, which the 429
+// message quotes; two handlers sharing it give a client its allowance once,
+// not once each; the wait it reports becomes whole seconds of Retry-After; a
+// limiter that cannot answer lets requests through.
 func TestSharedRateLimiter(t *testing.T) {
 	shared := &sharedLimiter{n: 3, taken: map[string]int{}}
-	a := newServer(t, func(c *httpapi.Config) { c.RateLimiter = shared })
+	var policies []string
+	share := func(c *httpapi.Config) {
+		c.RateLimit, c.RateBurst = 2, 3
+		c.NewRateLimiter = func(perSecond float64, burst int) httpapi.RateLimiter {
+			policies = append(policies, fmt.Sprintf("%g/s burst %d", perSecond, burst))
+			return shared
+		}
+	}
+	a := newServer(t, share)
 	key := a.key("acme", "erp-client", connect.ScopeHealthRead)
-	b := newServer(t, func(c *httpapi.Config) { c.RateLimiter = shared; c.Clients = a.clients })
+	b := newServer(t, func(c *httpapi.Config) { share(c); c.Clients = a.clients })
+	if want := []string{"2/s burst 3", "2/s burst 3"}; !slices.Equal(policies, want) {
+		t.Errorf("limiters made with %v, want %v", policies, want)
+	}
 	var statuses []int
 	for i := range 6 {
 		s := a
@@ -82,6 +96,9 @@ func TestSharedRateLimiter(t *testing.T) {
 		statuses = append(statuses, resp.status)
 		if resp.status == http.StatusTooManyRequests && resp.header.Get("Retry-After") != "2" {
 			t.Errorf("Retry-After %q, want 2 (1.5 s rounded up)", resp.header.Get("Retry-After"))
+		}
+		if want := "this client may send 2 requests per second (bursts of 3)"; resp.status == http.StatusTooManyRequests && !strings.Contains(string(resp.body), want) {
+			t.Errorf("429 body %s does not say %q", resp.body, want)
 		}
 	}
 	want := []int{200, 200, 200, 429, 429, 429}

@@ -24,7 +24,7 @@ func newReplicas(t *testing.T) (a, b *server) {
 	replica := func() *server {
 		db := teststore.OpenPostgres(t, url)
 		return newServerOn(t, db, func(c *httpapi.Config) {
-			c.RateLimiter = db.RateLimiter(float64(httpapi.DefaultRateLimit), httpapi.DefaultRateBurst)
+			c.NewRateLimiter = func(perSecond float64, burst int) httpapi.RateLimiter { return db.RateLimiter(perSecond, burst) }
 			c.Ready = db.Ping
 		})
 	}

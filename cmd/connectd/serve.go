@@ -140,7 +140,7 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 	if pg, ok := s.store.(*postgres.Store); ok {
 		// Replicas share the rate limit, and a load balancer asks each
 		// whether its database answers.
-		cfg.RateLimiter = pg.RateLimiter(float64(httpapi.DefaultRateLimit), httpapi.DefaultRateBurst)
+		cfg.NewRateLimiter = func(perSecond float64, burst int) httpapi.RateLimiter { return pg.RateLimiter(perSecond, burst) }
 		cfg.Ready = pg.Ping
 	}
 	handler, err := httpapi.New(cfg)
