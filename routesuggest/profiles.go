@@ -90,6 +90,34 @@ func (s *Service) CreateProfile(ctx context.Context, tenantID string, p store.Op
 	return p, err
 }
 
+// UpdateProfile replaces the optimization profile p.ID of a tenant, keeping
+// when it was created; zero fields take the values of DefaultProfile, as in
+// CreateProfile. Suggestions already made keep the times they were planned
+// with. Errors: InvalidRequest naming the field, NotFound.
+func (s *Service) UpdateProfile(ctx context.Context, tenantID string, p store.OptimizationProfile) (store.OptimizationProfile, error) {
+	if err := checkTenant(tenantID); err != nil {
+		return p, err
+	}
+	p = withDefaults(p)
+	p.TenantID, p.UpdatedAt = tenantID, s.now()
+	p.PriorityFactors = lowerKeys(p.PriorityFactors)
+	if err := checkProfile(p); err != nil {
+		return p, err
+	}
+	err := s.cfg.Store.Update(ctx, func(tx store.Tx) error {
+		old, err := tx.Profile(tenantID, p.ID)
+		if err != nil {
+			return err
+		}
+		p.CreatedAt = old.CreatedAt
+		return tx.PutProfile(&p)
+	})
+	if errors.Is(err, connect.ErrNotFound) {
+		return p, connect.Errorf(connect.CodeNotFound, "tenant %q has no optimization profile %d", tenantID, p.ID)
+	}
+	return p, err
+}
+
 // Profiles lists a tenant's optimization profiles by id.
 func (s *Service) Profiles(ctx context.Context, tenantID string) ([]store.OptimizationProfile, error) {
 	var list []store.OptimizationProfile

@@ -51,6 +51,9 @@ func Run(t *testing.T, open Opener) {
 		{"Appointments", testAppointments},
 		{"CustomerRecords", testCustomerRecords},
 		{"ListOrder", testListOrder},
+		{"RouteSuggestions", testRouteSuggestions},
+		{"Profiles", testProfiles},
+		{"Employees", testEmployees},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) { s.fn(t, open) })
