@@ -63,6 +63,32 @@ var AllScopes = []Scope{
 	ScopeWebhooksManage,
 }
 
+// Required is the scope each operation of the services needs: the one place
+// that says it. The services check it on every call (Caller.RequireScope),
+// so an embedded host gets the same refusals as an HTTP client; httpapi's
+// route table names the same fields, so an HTTP caller without the scope is
+// refused before its body is read. Treat it as a constant.
+var Required = struct {
+	Health, ImportTarget, ImportBatch, ReadJobs            Scope
+	CreateRouteSuggestion, ReadRouteSuggestions            Scope
+	SubmitAppointment, ReadAppointments, CancelAppointment Scope
+	// MapCustomers links a target's or request's customer, location and
+	// contact to customer records; without it they are not linked.
+	MapCustomers, ManageWebhooks Scope
+}{
+	Health:                ScopeHealthRead,
+	ImportTarget:          ScopeTargetsWrite,
+	ImportBatch:           ScopeTargetsBatchWrite,
+	ReadJobs:              ScopeImportJobsRead,
+	CreateRouteSuggestion: ScopeRouteSuggestionsCreate,
+	ReadRouteSuggestions:  ScopeImportJobsRead,
+	SubmitAppointment:     ScopeAppointmentRequestsWrite,
+	ReadAppointments:      ScopeAppointmentRequestsRead,
+	CancelAppointment:     ScopeAppointmentRequestsWrite,
+	MapCustomers:          ScopeCustomersMap,
+	ManageWebhooks:        ScopeWebhooksManage,
+}
+
 // ParseScopes turns a comma-separated list ("a,b,c") into scopes, refusing unknown
 // names so a typo never yields a key that silently lacks a permission.
 func ParseScopes(list string) ([]Scope, error) {
@@ -305,14 +331,26 @@ const (
 	OperationCancel Operation = "cancel"
 )
 
-// Valid reports whether o is one of the four operations.
-func (o Operation) Valid() bool {
-	switch o {
-	case OperationCreate, OperationUpdate, OperationUpsert, OperationCancel:
-		return true
+// Operations lists the operations of an import in documentation order: the
+// one place they are listed.
+var Operations = []Operation{OperationCreate, OperationUpdate, OperationUpsert, OperationCancel}
+
+// Valid reports whether o is one of Operations.
+func (o Operation) Valid() bool { return slices.Contains(Operations, o) }
+
+// UnknownOperation is the message refusing an operation that is not one of
+// Operations at path.
+func UnknownOperation(path string) string {
+	names := make([]string, len(Operations))
+	for i, o := range Operations {
+		names[i] = string(o)
 	}
-	return false
+	return path + " must be one of: " + strings.Join(names, ", ")
 }
+
+// MaxCustomFields is the most entries a target's customFields may have. It is
+// enforced while a target is read, before anything is decoded (importer).
+const MaxCustomFields = 100
 
 // InboundTarget is one work target pushed by a source system: the body of a single
 // import and an element of a batch's targets.
@@ -320,7 +358,7 @@ type InboundTarget struct {
 	SourceSystem  *string                     `json:"sourceSystem" validate:"omitnil,notblank,max=200"`
 	ExternalID    string                      `json:"externalId" validate:"notblank,max=200"`
 	ExternalType  *string                     `json:"externalType" validate:"omitnil,max=500"`
-	Operation     Operation                   `json:"operation,omitempty" validate:"omitempty,oneof=create update upsert cancel"`
+	Operation     Operation                   `json:"operation,omitempty" validate:"omitempty,operation"`
 	TemplateKey   *string                     `json:"templateKey" validate:"omitnil,max=500"`
 	Title         string                      `json:"title" validate:"notblank,max=500"`
 	Description   *string                     `json:"description" validate:"omitnil,max=10000"`
@@ -330,7 +368,7 @@ type InboundTarget struct {
 	Address       *InboundTargetAddress       `json:"address,omitempty"`
 	Planning      *InboundTargetPlanning      `json:"planning,omitempty"`
 	BusinessValue *InboundTargetBusinessValue `json:"businessValue,omitempty"`
-	CustomFields  map[string]*string          `json:"customFields,omitempty" validate:"omitempty,max=100,dive,keys,notblank,max=100,endkeys,omitnil,max=2000"`
+	CustomFields  map[string]*string          `json:"customFields,omitempty" validate:"omitempty,dive,keys,notblank,max=100,endkeys,omitnil,max=2000"`
 }
 
 // InboundTargetCustomer is the customer context of a target, used by customer
@@ -415,7 +453,7 @@ type InboundTargetBusinessValue struct {
 type InboundTargetBatch struct {
 	SourceSystem *string         `json:"sourceSystem" validate:"omitnil,notblank,max=200"`
 	BatchID      *string         `json:"batchId" validate:"omitnil,max=500"`
-	Operation    Operation       `json:"operation,omitempty" validate:"omitempty,oneof=create update upsert cancel"`
+	Operation    Operation       `json:"operation,omitempty" validate:"omitempty,operation"`
 	Targets      []InboundTarget `json:"targets"`
 }
 
@@ -759,6 +797,9 @@ type WriteOptions struct {
 	IdempotencyKey string
 }
 
+// MaxIdempotencyKeyLength is the longest accepted Idempotency-Key, in bytes.
+const MaxIdempotencyKeyLength = 255
+
 // ImportOutcome is the result of an import call.
 type ImportOutcome struct {
 	Result InboundImportResult
@@ -979,18 +1020,24 @@ type AppointmentTimeWindow struct {
 // NewAppointmentRequest is what a client submits: the client-writable fields of
 // an AppointmentRequest (DECISIONS.md "Appointment requests").
 type NewAppointmentRequest struct {
-	ExternalReference    string                  `json:"externalReference" validate:"notblank,max=200"`
-	ServiceType          string                  `json:"serviceType" validate:"notblank,max=500"`
-	Priority             AppointmentPriority     `json:"priority,omitempty" validate:"omitempty,oneof=low normal high urgent"`
-	Customer             *InboundTargetCustomer  `json:"customer"`
-	Contact              *InboundTargetContact   `json:"contact"`
-	Location             *InboundTargetLocation  `json:"location" validate:"required"`
-	PreferredTimeWindows []AppointmentTimeWindow `json:"preferredTimeWindows" validate:"max=10,dive"`
+	ExternalReference string                 `json:"externalReference" validate:"notblank,max=200"`
+	ServiceType       string                 `json:"serviceType" validate:"notblank,max=500"`
+	Priority          AppointmentPriority    `json:"priority,omitempty" validate:"omitempty,oneof=low normal high urgent"`
+	Customer          *InboundTargetCustomer `json:"customer"`
+	Contact           *InboundTargetContact  `json:"contact"`
+	Location          *InboundTargetLocation `json:"location" validate:"required"`
+	// PreferredTimeWindows has at most MaxPreferredTimeWindows entries.
+	PreferredTimeWindows []AppointmentTimeWindow `json:"preferredTimeWindows" validate:"dive"`
 	Description          *string                 `json:"description" validate:"omitnil,max=10000"`
 	// Metadata is any JSON object from the source system, at most 16 KiB as
 	// compact JSON; it is kept as sent, compacted.
 	Metadata jsontext.Value `json:"metadata" validate:"omitempty,jsonobject,maxbytes=16384"`
 }
+
+// MaxPreferredTimeWindows is the most preferredTimeWindows an appointment
+// request may have. It is enforced while a request is read, so the 11th window
+// fails it at once (appointments).
+const MaxPreferredTimeWindows = 10
 
 // CancelledBy says on whose behalf an appointment request was cancelled.
 type CancelledBy string
@@ -1442,6 +1489,43 @@ func DecodeBounded(body []byte, v any, l Limits, opts ...json.Options) error {
 	return nil
 }
 
+// EncodeRequest is the JSON of a request given as a Go value. Every typed entry
+// point of the services encodes its request and takes the JSON entry point's
+// path, so a Go caller gets exactly what an HTTP caller sending that JSON
+// gets, and both fingerprint alike. A value JSON cannot hold is refused as an
+// InvalidRequest naming its field, whether or not the write carries an
+// idempotency key: a string that is not valid UTF-8, a NaN or infinite
+// number, raw JSON (metadata) that is not JSON.
+func EncodeRequest(v any) ([]byte, error) {
+	body, err := json.Marshal(v)
+	if err == nil {
+		return body, nil
+	}
+	// Encoding a Go value fails only on values: a float that is not finite and
+	// raw JSON that is not JSON are semantic errors; a string that is not UTF-8
+	// is the one syntactic error of an encoder writing Go strings.
+	var semantic *json.SemanticError
+	var syntactic *jsontext.SyntacticError
+	switch {
+	case errors.As(err, &semantic) && semantic.GoType != nil && (semantic.GoType.Kind() == reflect.Float64 || semantic.GoType.Kind() == reflect.Float32):
+		return nil, Errorf(CodeInvalidRequest, "%s must be a finite number", encodedPath(semantic.JSONPointer))
+	case errors.As(err, &semantic):
+		return nil, Errorf(CodeInvalidRequest, "%s is not valid JSON", encodedPath(semantic.JSONPointer))
+	case errors.As(err, &syntactic):
+		return nil, Errorf(CodeInvalidRequest, "%s must be valid UTF-8", encodedPath(syntactic.JSONPointer))
+	}
+	return nil, errors.Wrap(err, "encoding a request")
+}
+
+// encodedPath is the field path of a value that could not be encoded; the
+// request itself when the pointer is empty.
+func encodedPath(p jsontext.Pointer) string {
+	if path := FieldPath(p); path != "" {
+		return path
+	}
+	return "the request"
+}
+
 // MaxObjectMembers is the most members any JSON object in a request may have
 // (beyond the bounds of Limits): a body is read once and never decoded
 // whole, but every name of an object must be remembered to find one given
@@ -1829,92 +1913,6 @@ func Validate(v any) error {
 	return &Error{Code: CodeInvalidRequest, Message: strings.Join(msgs, "; ")}
 }
 
-// CheckUTF8 returns an InvalidRequest error naming the first string of v that
-// is not valid UTF-8 or holds the NUL character, or nil. JSON requests are
-// refused such strings by CheckJSON, but a Go caller of a typed entry point
-// can pass them, and they must not reach the store (its records are JSON,
-// and PostgreSQL text cannot hold NUL): the typed entry points call it.
-func CheckUTF8(v any) error {
-	if path, problem := badString(reflect.ValueOf(v), ""); problem != "" {
-		return &Error{Code: CodeInvalidRequest, Message: path + " " + problem}
-	}
-	return nil
-}
-
-// stringProblem says what is wrong with s for a store, or "".
-func stringProblem(s string) string {
-	switch {
-	case !utf8.ValidString(s):
-		return "must be valid UTF-8"
-	case strings.IndexByte(s, 0) >= 0:
-		return "must not contain the NUL character (\\u0000)"
-	}
-	return ""
-}
-
-// badString returns the JSON path of the first string in v that has a
-// stringProblem (a map key counts as its own path), and the problem; "" when
-// there is none.
-func badString(v reflect.Value, path string) (string, string) {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			return badString(v.Elem(), path)
-		}
-	case reflect.String:
-		if problem := stringProblem(v.String()); problem != "" {
-			return path, problem
-		}
-	case reflect.Struct:
-		return structStrings(v, path)
-	case reflect.Map:
-		for it := v.MapRange(); it.Next(); {
-			key := strings.ToValidUTF8(fmt.Sprint(it.Key().Interface()), "\uFFFD")
-			if bad, problem := badString(it.Key(), joinPath(path, key)); problem != "" {
-				return bad, problem
-			}
-			if bad, problem := badString(it.Value(), joinPath(path, key)); problem != "" {
-				return bad, problem
-			}
-		}
-	case reflect.Slice, reflect.Array:
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return "", "" // raw JSON (jsontext.Value) is checked as JSON
-		}
-		for i := range v.Len() {
-			if bad, problem := badString(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); problem != "" {
-				return bad, problem
-			}
-		}
-	}
-	return "", ""
-}
-
-func structStrings(v reflect.Value, path string) (string, string) {
-	t := v.Type()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name := path
-		if !f.Anonymous {
-			name = joinPath(path, jsonName(f))
-		}
-		if bad, problem := badString(v.Field(i), name); problem != "" {
-			return bad, problem
-		}
-	}
-	return "", ""
-}
-
-func joinPath(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
-}
-
 var (
 	validatorOnce sync.Once
 	validatorInst *validator.Validate
@@ -1927,6 +1925,7 @@ func validate() *validator.Validate {
 		must(v.RegisterValidation("notblank", validators.NotBlank))
 		must(v.RegisterValidation("between", between))
 		must(v.RegisterValidation("clock", isClock))
+		must(v.RegisterValidation("operation", func(fl validator.FieldLevel) bool { return Operation(fl.Field().String()).Valid() }))
 		v.RegisterStructValidation(validatePlanning, InboundTargetPlanning{})
 		registerAppointmentValidations(v)
 		validatorInst = v
@@ -2037,6 +2036,8 @@ func fieldMessage(fe validator.FieldError) string {
 		return path + " must be an absolute URI with a scheme, like https://example.com"
 	case "oneof":
 		return fmt.Sprintf("%s must be one of: %s", path, strings.ReplaceAll(fe.Param(), " ", ", "))
+	case "operation":
+		return UnknownOperation(path)
 	case "afterstart":
 		return path + " must be after planning.timeWindowStartUtc"
 	case "clock":

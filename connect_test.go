@@ -1,12 +1,14 @@
 package connect_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/integration-connect/connect"
 )
@@ -179,23 +181,35 @@ func TestWebhookEnvelope(t *testing.T) {
 	}
 }
 
-func TestCheckUTF8(t *testing.T) {
-	bad := "caf\xe9"
+// TestEncodeRequest: a typed request whose values JSON cannot hold is an
+// InvalidRequest naming the field.
+func TestEncodeRequest(t *testing.T) {
+	bad, nan, inf := "caf\xe9", math.NaN(), math.Inf(-1)
 	tests := []struct {
-		target connect.InboundTarget
-		want   string
+		name    string
+		request any
+		want    string
 	}{
-		{connect.InboundTarget{ExternalID: "x", Title: bad}, "title must be valid UTF-8"},
-		{connect.InboundTarget{ExternalID: "x", Title: "t", Customer: &connect.InboundTargetCustomer{Name: &bad}}, "customer.name must be valid UTF-8"},
-		{connect.InboundTarget{ExternalID: "x", Title: "t", CustomFields: map[string]*string{"k": &bad}}, "customFields.k must be valid UTF-8"},
-		{connect.InboundTarget{ExternalID: "x", Title: "t", CustomFields: map[string]*string{bad: nil}}, "customFields.caf\uFFFD must be valid UTF-8"},
-		{connect.InboundTarget{ExternalID: "a\x00b", Title: "t"}, `externalId must not contain the NUL character (\u0000)`},
+		{"invalid UTF-8", connect.InboundTarget{ExternalID: "x", Title: bad}, "title must be valid UTF-8"},
+		{"nested", connect.InboundTarget{ExternalID: "x", Title: "t", Customer: &connect.InboundTargetCustomer{Name: &bad}}, "customer.name must be valid UTF-8"},
+		{"map value", connect.InboundTarget{ExternalID: "x", Title: "t", CustomFields: map[string]*string{"k": &bad}}, "customFields.k must be valid UTF-8"},
+		{"map key", connect.InboundTarget{ExternalID: "x", Title: "t", CustomFields: map[string]*string{bad: nil}}, "customFields must be valid UTF-8"},
+		{"in a batch", connect.InboundTargetBatch{Targets: []connect.InboundTarget{{}, {Title: bad}}}, "targets[1].title must be valid UTF-8"},
+		{"NaN", connect.InboundTarget{ExternalID: "x", Title: "t", Address: &connect.InboundTargetAddress{Latitude: &nan}}, "address.latitude must be a finite number"},
+		{"infinity", connect.InboundTarget{ExternalID: "x", Title: "t", BusinessValue: &connect.InboundTargetBusinessValue{ExpectedRevenue: &inf}}, "businessValue.expectedRevenue must be a finite number"},
+		{"raw JSON", connect.NewAppointmentRequest{Metadata: jsontext.Value(`{"a":`)}, "metadata is not valid JSON"},
 	}
 	for _, tc := range tests {
-		err := connect.CheckUTF8(&tc.target)
-		if connect.ErrorCodeOf(err) != connect.CodeInvalidRequest || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("got %v, want %q", err, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := connect.EncodeRequest(tc.request)
+			if connect.ErrorCodeOf(err) != connect.CodeInvalidRequest || connect.AsError(err).Message != tc.want {
+				t.Errorf("got %v, want InvalidRequest %q", err, tc.want)
+			}
+		})
+	}
+	body, err := connect.EncodeRequest(connect.CancelAppointmentRequest{Reason: "a\x00b"})
+	if err != nil || string(body) != `{"reason":"a\u0000b"}` {
+		t.Errorf("NUL is JSON, refused where the JSON is read: %s, %v", body, err)
 	}
 }
 

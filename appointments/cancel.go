@@ -15,41 +15,53 @@ func operationCancel(id string) string {
 }
 
 // CancelAppointmentRequest cancels a request of the caller's tenant, given the
-// body as a Go value. See connect.AppointmentService.
+// body as a Go value: its JSON, applied as CancelAppointmentRequestJSON applies
+// it. See connect.AppointmentService.
 func (s *Service) CancelAppointmentRequest(ctx context.Context, caller connect.Caller, id string, req connect.CancelAppointmentRequest, opts connect.WriteOptions) (connect.CancelAppointmentOutcome, error) {
-	return s.cancel(ctx, caller, id, opts, func() ([]byte, error) { return encodeBody(req) }, func() (connect.CancelAppointmentRequest, error) {
-		return req, connect.CheckUTF8(&req)
-	})
+	body, err := connect.EncodeRequest(req)
+	if err != nil {
+		return connect.CancelAppointmentOutcome{}, err
+	}
+	return s.CancelAppointmentRequestJSON(ctx, caller, id, body, opts)
 }
 
 // CancelAppointmentRequestJSON cancels a request of the caller's tenant, given
 // the body as JSON (the body of POST …/{id}/cancel). See
 // connect.AppointmentService.
 func (s *Service) CancelAppointmentRequestJSON(ctx context.Context, caller connect.Caller, id string, body []byte, opts connect.WriteOptions) (connect.CancelAppointmentOutcome, error) {
-	return s.cancel(ctx, caller, id, opts, func() ([]byte, error) { return body, nil }, func() (connect.CancelAppointmentRequest, error) {
-		var req connect.CancelAppointmentRequest
-		return req, decodeBody(body, &req, connect.Limits{What: "cancel request"})
-	})
-}
-
-func (s *Service) cancel(ctx context.Context, caller connect.Caller, id string, opts connect.WriteOptions, body func() ([]byte, error), decode func() (connect.CancelAppointmentRequest, error)) (connect.CancelAppointmentOutcome, error) {
-	if err := caller.RequireScope(connect.ScopeAppointmentRequestsWrite); err != nil {
+	if err := caller.RequireScope(connect.Required.CancelAppointment); err != nil {
 		return connect.CancelAppointmentOutcome{}, err
 	}
-	out, err := write(ctx, s, caller, opts.IdempotencyKey, operationCancel(id), body, func() (store.TxFunc[connect.CancelAppointmentResponse], error) {
-		req, err := decode()
-		if err != nil {
-			return nil, err
-		}
-		if req.CancelledBy == "" {
-			req.CancelledBy = connect.CancelledByClient
-		}
-		if err := connect.Validate(req); err != nil {
-			return nil, err
-		}
-		return s.cancelTx(caller.TenantID, id, req), nil
-	})
+	claim, err := store.ClaimWrite[connect.CancelAppointmentResponse](ctx, s.cfg.Store, s.write(caller, opts, operationCancel(id), body))
+	if err != nil {
+		return connect.CancelAppointmentOutcome{}, err
+	}
+	defer claim.Release()
+	if claim.Stored() {
+		return cancelOutcome(claim.Replay())
+	}
+	req, err := decodeCancel(body)
+	if err != nil {
+		return cancelOutcome(claim.Fail(ctx, err))
+	}
+	return cancelOutcome(claim.Commit(ctx, s.cancelTx(caller.TenantID, id, req)))
+}
+
+func cancelOutcome(out store.Outcome[connect.CancelAppointmentResponse], err error) (connect.CancelAppointmentOutcome, error) {
 	return connect.CancelAppointmentOutcome{Response: out.Value, Replayed: out.Replayed}, err
+}
+
+// decodeCancel decodes and validates a cancel request, with its default
+// cancelledBy.
+func decodeCancel(body []byte) (connect.CancelAppointmentRequest, error) {
+	var req connect.CancelAppointmentRequest
+	if err := decodeBody(body, &req, connect.Limits{What: "cancel request"}); err != nil {
+		return req, err
+	}
+	if req.CancelledBy == "" {
+		req.CancelledBy = connect.CancelledByClient
+	}
+	return req, connect.Validate(req)
 }
 
 // cancelTx reads, checks and writes the request in one transaction, so a

@@ -31,7 +31,7 @@ const reasonNoCoordinates = "location needs both latitude and longitude to plan 
 func (s *Service) check(ctx context.Context, tx store.Tx, caller connect.Caller, req *connect.AppointmentRequest) (connect.AppointmentAction, string, error) {
 	reasons := builtinChecks(req)
 	// Recognising the customer is mapping, which the key must be allowed to do.
-	if caller.HasScope(connect.ScopeCustomersMap) {
+	if caller.HasScope(connect.Required.MapCustomers) {
 		more, err := s.cfg.CustomerCheck(ctx, tx, caller, req)
 		if err != nil {
 			return "", "", err

@@ -6,15 +6,12 @@ import (
 	"github.com/integration-connect/connect"
 )
 
-// maxTimeWindows bounds preferredTimeWindows (its validate tag says the same).
-const maxTimeWindows = 10
-
 // submitLimits are the limits of a submitted request, enforced while it is
 // read: the 11th time window fails the request at once, before anything is
 // decoded.
 var submitLimits = connect.Limits{
 	What:   "appointment request",
-	Bounds: map[string]connect.Bound{"preferredTimeWindows": {Max: maxTimeWindows, Code: connect.CodeInvalidRequest}},
+	Bounds: map[string]connect.Bound{"preferredTimeWindows": {Max: connect.MaxPreferredTimeWindows, Code: connect.CodeInvalidRequest}},
 }
 
 // decodeBody decodes a JSON request body into v. It is strict, because an

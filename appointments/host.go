@@ -15,34 +15,33 @@ func (s *Service) TransitionAppointmentRequest(ctx context.Context, tenantID, id
 	if err := requireHostAction(action); err != nil {
 		return connect.AppointmentStatusResponse{}, err
 	}
-	caller := connect.Caller{TenantID: tenantID}
-	out, err := write(ctx, s, caller, "", string(action)+" "+id, nil, func() (store.TxFunc[connect.AppointmentStatusResponse], error) {
-		return s.transitionTx(tenantID, id, action, note), nil
+	var status connect.AppointmentStatusResponse
+	err := s.cfg.Store.Update(ctx, func(tx store.Tx) (err error) {
+		status, err = s.transition(tx, tenantID, id, action, note)
+		return err
 	})
-	return out.Value, err
+	return status, err
 }
 
-// transitionTx reads, checks and writes the request in one transaction, like
+// transition reads, checks and writes the request in one transaction, like
 // cancelTx, so concurrent actions on one request are applied one after the
 // other.
-func (s *Service) transitionTx(tenantID, id string, action connect.AppointmentAction, note string) store.TxFunc[connect.AppointmentStatusResponse] {
-	return func(tx store.Tx) (connect.AppointmentStatusResponse, bool, error) {
-		rec, err := load(tx, tenantID, id)
-		if err != nil {
-			return connect.AppointmentStatusResponse{}, false, err
-		}
-		from := rec.Status
-		if err := apply(rec, action, s.now(), note); err != nil {
-			return connect.AppointmentStatusResponse{}, false, err
-		}
-		if err := tx.PutAppointmentRequest(rec); err != nil {
-			return connect.AppointmentStatusResponse{}, false, err
-		}
-		if err := statusChanged(tx, rec, from); err != nil {
-			return connect.AppointmentStatusResponse{}, false, err
-		}
-		return statusOf(rec), false, nil
+func (s *Service) transition(tx store.Tx, tenantID, id string, action connect.AppointmentAction, note string) (connect.AppointmentStatusResponse, error) {
+	rec, err := load(tx, tenantID, id)
+	if err != nil {
+		return connect.AppointmentStatusResponse{}, err
 	}
+	from := rec.Status
+	if err := apply(rec, action, s.now(), note); err != nil {
+		return connect.AppointmentStatusResponse{}, err
+	}
+	if err := tx.PutAppointmentRequest(rec); err != nil {
+		return connect.AppointmentStatusResponse{}, err
+	}
+	if err := statusChanged(tx, rec, from); err != nil {
+		return connect.AppointmentStatusResponse{}, err
+	}
+	return statusOf(rec), nil
 }
 
 // ListAppointmentRequests returns one page of a tenant's requests with status,

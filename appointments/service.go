@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/cockroachdb/errors"
-	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/integration-connect/connect"
@@ -69,45 +68,57 @@ func New(cfg Config) *Service {
 // now is the clock in UTC at the precision that survives JSON round trips.
 func (s *Service) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Millisecond) }
 
-// SubmitAppointmentRequest submits a request given as a Go value. See
+// SubmitAppointmentRequest submits a request given as a Go value: its JSON,
+// submitted as SubmitAppointmentRequestJSON submits it. See
 // connect.AppointmentService.
 func (s *Service) SubmitAppointmentRequest(ctx context.Context, caller connect.Caller, req connect.NewAppointmentRequest, opts connect.WriteOptions) (connect.AppointmentOutcome, error) {
-	return s.submit(ctx, caller, opts, func() ([]byte, error) { return encodeBody(req) }, func() (connect.NewAppointmentRequest, error) {
-		return req, connect.CheckUTF8(&req)
-	})
+	body, err := connect.EncodeRequest(req)
+	if err != nil {
+		return connect.AppointmentOutcome{}, err
+	}
+	return s.SubmitAppointmentRequestJSON(ctx, caller, body, opts)
 }
 
 // SubmitAppointmentRequestJSON submits a request given as JSON (the body of POST
 // /connect/v1/appointment-requests). See connect.AppointmentService.
 func (s *Service) SubmitAppointmentRequestJSON(ctx context.Context, caller connect.Caller, body []byte, opts connect.WriteOptions) (connect.AppointmentOutcome, error) {
-	return s.submit(ctx, caller, opts, func() ([]byte, error) { return body, nil }, func() (connect.NewAppointmentRequest, error) {
-		var req connect.NewAppointmentRequest
-		return req, decodeBody(body, &req, submitLimits)
-	})
-}
-
-func (s *Service) submit(ctx context.Context, caller connect.Caller, opts connect.WriteOptions, body func() ([]byte, error), decode func() (connect.NewAppointmentRequest, error)) (connect.AppointmentOutcome, error) {
-	if err := caller.RequireScope(connect.ScopeAppointmentRequestsWrite); err != nil {
+	if err := caller.RequireScope(connect.Required.SubmitAppointment); err != nil {
 		return connect.AppointmentOutcome{}, err
 	}
-	out, err := write(ctx, s, caller, opts.IdempotencyKey, operationSubmit, body, func() (store.TxFunc[connect.AppointmentRequest], error) {
-		req, err := decode()
-		if err != nil {
-			return nil, err
-		}
-		if req, err = normalize(req); err != nil {
-			return nil, err
-		}
-		if err := connect.Validate(req); err != nil {
-			return nil, err
-		}
-		id, err := s.ids.Next(IDPrefix, s.cfg.Now())
-		if err != nil {
-			return nil, err
-		}
-		return s.create(ctx, caller, id, req), nil
-	})
+	claim, err := store.ClaimWrite[connect.AppointmentRequest](ctx, s.cfg.Store, s.write(caller, opts, operationSubmit, body))
+	if err != nil {
+		return connect.AppointmentOutcome{}, err
+	}
+	defer claim.Release()
+	if claim.Stored() {
+		return submitOutcome(claim.Replay())
+	}
+	req, err := decodeSubmit(body)
+	if err != nil {
+		return submitOutcome(claim.Fail(ctx, err))
+	}
+	id, err := s.ids.Next(IDPrefix, s.cfg.Now())
+	if err != nil {
+		return submitOutcome(claim.Fail(ctx, err))
+	}
+	return submitOutcome(claim.Commit(ctx, s.create(ctx, caller, id, req)))
+}
+
+func submitOutcome(out store.Outcome[connect.AppointmentRequest], err error) (connect.AppointmentOutcome, error) {
 	return connect.AppointmentOutcome{Request: out.Value, Replayed: out.Replayed}, err
+}
+
+// decodeSubmit decodes, normalizes and validates a submitted request.
+func decodeSubmit(body []byte) (connect.NewAppointmentRequest, error) {
+	var req connect.NewAppointmentRequest
+	if err := decodeBody(body, &req, submitLimits); err != nil {
+		return req, err
+	}
+	req, err := normalize(req)
+	if err != nil {
+		return req, err
+	}
+	return req, connect.Validate(req)
 }
 
 // create is the transactional part of a submit: the request is created
@@ -191,7 +202,7 @@ func (s *Service) AppointmentRequestStatus(ctx context.Context, caller connect.C
 }
 
 func (s *Service) read(ctx context.Context, caller connect.Caller, id string) (*store.AppointmentRequest, error) {
-	if err := caller.RequireScope(connect.ScopeAppointmentRequestsRead); err != nil {
+	if err := caller.RequireScope(connect.Required.ReadAppointments); err != nil {
 		return nil, err
 	}
 	var rec *store.AppointmentRequest
@@ -216,35 +227,10 @@ func statusOf(rec *store.AppointmentRequest) connect.AppointmentStatusResponse {
 	return connect.AppointmentStatusResponse{ID: rec.ID, Status: rec.Status, UpdatedAt: rec.UpdatedAt, History: rec.History}
 }
 
-// write runs one write through the idempotent path. body gives the request for
-// the fingerprint; it is only asked for when there is a key.
-func write[T any](ctx context.Context, s *Service, caller connect.Caller, key, operation string, body func() ([]byte, error), prepare func() (store.TxFunc[T], error)) (store.Outcome[T], error) {
-	w := store.Write{Caller: caller, Key: key, Operation: operation, Now: s.now(), Retention: s.cfg.IdempotencyRetention}
-	if w.Key != "" {
-		var err error
-		if w.Body, err = body(); err != nil {
-			return store.Outcome[T]{}, err
-		}
+// write describes a write of the service for the idempotent write path.
+func (s *Service) write(caller connect.Caller, opts connect.WriteOptions, operation string, body []byte) store.Write {
+	return store.Write{
+		Caller: caller, Key: opts.IdempotencyKey, Operation: operation, Body: body,
+		Now: s.now(), Retention: s.cfg.IdempotencyRetention,
 	}
-	claim, err := store.ClaimWrite[T](ctx, s.cfg.Store, w)
-	if err != nil {
-		return store.Outcome[T]{}, err
-	}
-	defer claim.Release()
-	return claim.Run(ctx, prepare)
-}
-
-// encodeBody is the JSON of a request given as a Go value, for its
-// fingerprint. Only values JSON cannot hold fail, such as metadata that is not
-// JSON or a NaN coordinate, and they fail as the invalid requests they are.
-func encodeBody(v any) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err == nil {
-		return b, nil
-	}
-	var semantic *json.SemanticError
-	if errors.As(err, &semantic) && len(semantic.JSONPointer) > 0 {
-		return nil, connect.Errorf(connect.CodeInvalidRequest, "%s cannot be written as JSON", connect.FieldPath(semantic.JSONPointer))
-	}
-	return nil, connect.Errorf(connect.CodeInvalidRequest, "the request cannot be written as JSON")
 }

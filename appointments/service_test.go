@@ -3,6 +3,7 @@ package appointments_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -558,15 +559,52 @@ func TestTypedAndJSONSubmitAgree(t *testing.T) {
 	}
 }
 
-// TestTypedSubmitWithInvalidUTF8: a Go caller's string that JSON cannot carry
-// is a request error naming the field, not an internal fault.
-func TestTypedSubmitWithInvalidUTF8(t *testing.T) {
-	f := mustOpen(t)
-	req := validRequest()
-	bad := "caf\xe9"
-	req.Description = &bad
-	_, err := f.svc.SubmitAppointmentRequest(t.Context(), client, req, connect.WriteOptions{})
-	if connect.ErrorCodeOf(err) != connect.CodeInvalidRequest || !strings.Contains(err.Error(), "description must be valid UTF-8") {
-		t.Errorf("got %v", err)
+// TestTypedRequestsJSONCannotHold: a Go caller's value that JSON cannot carry
+// is a request error naming the field, not an internal fault, with and
+// without an Idempotency-Key; nothing is written.
+func TestTypedRequestsJSONCannotHold(t *testing.T) {
+	bad, nan := "caf\xe9", math.NaN()
+	tests := []struct {
+		name string
+		call func(f *fixture, opts connect.WriteOptions) error
+		want string
+	}{
+		{"submit, invalid UTF-8", func(f *fixture, opts connect.WriteOptions) error {
+			req := validRequest()
+			req.Description = &bad
+			_, err := f.svc.SubmitAppointmentRequest(t.Context(), client, req, opts)
+			return err
+		}, "description must be valid UTF-8"},
+		{"submit, NaN latitude", func(f *fixture, opts connect.WriteOptions) error {
+			req := validRequest()
+			req.Location.Latitude = &nan
+			_, err := f.svc.SubmitAppointmentRequest(t.Context(), client, req, opts)
+			return err
+		}, "location.latitude must be a finite number"},
+		{"submit, metadata not JSON", func(f *fixture, opts connect.WriteOptions) error {
+			req := validRequest()
+			req.Metadata = jsontext.Value(`{"a":`)
+			_, err := f.svc.SubmitAppointmentRequest(t.Context(), client, req, opts)
+			return err
+		}, "metadata is not valid JSON"},
+		{"cancel, invalid UTF-8", func(f *fixture, opts connect.WriteOptions) error {
+			_, err := f.svc.CancelAppointmentRequest(t.Context(), client, "apr_1", connect.CancelAppointmentRequest{Reason: bad}, opts)
+			return err
+		}, "reason must be valid UTF-8"},
+	}
+	for _, tc := range tests {
+		for _, key := range []string{"", "key-1"} {
+			t.Run(fmt.Sprintf("%s, key %q", tc.name, key), func(t *testing.T) {
+				f := mustOpen(t)
+				err := tc.call(f, connect.WriteOptions{IdempotencyKey: key})
+				if connect.ErrorCodeOf(err) != connect.CodeInvalidRequest || connect.AsError(err).Message != tc.want {
+					t.Fatalf("got %v, want InvalidRequest %q", err, tc.want)
+				}
+				page, err := f.svc.ListAppointmentRequests(t.Context(), client.TenantID, "", "", 0)
+				if err != nil || len(page.Requests) != 0 {
+					t.Errorf("stored %d requests, %v", len(page.Requests), err)
+				}
+			})
+		}
 	}
 }

@@ -14,10 +14,10 @@ func (h *Handler) appointmentRoutes() []route {
 	}
 	base := AppointmentsBasePath + "/appointment-requests"
 	return []route{
-		{http.MethodPost, base, connect.ScopeAppointmentRequestsWrite, true, h.submitAppointment},
-		{http.MethodGet, base + "/:id", connect.ScopeAppointmentRequestsRead, false, h.getAppointment},
-		{http.MethodGet, base + "/:id/status", connect.ScopeAppointmentRequestsRead, false, h.appointmentStatus},
-		{http.MethodPost, base + "/:id/cancel", connect.ScopeAppointmentRequestsWrite, true, h.cancelAppointment},
+		{http.MethodPost, base, connect.Required.SubmitAppointment, true, h.submitAppointment},
+		{http.MethodGet, base + "/:id", connect.Required.ReadAppointments, false, h.getAppointment},
+		{http.MethodGet, base + "/:id/status", connect.Required.ReadAppointments, false, h.appointmentStatus},
+		{http.MethodPost, base + "/:id/cancel", connect.Required.CancelAppointment, true, h.cancelAppointment},
 	}
 }
 

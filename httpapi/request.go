@@ -107,7 +107,8 @@ func writeOptions(r *http.Request) (connect.WriteOptions, error) {
 		return connect.WriteOptions{}, nil
 	}
 	if len(values) != 1 || values[0] == "" {
-		return connect.WriteOptions{}, connect.Errorf(connect.CodeInvalidRequest, "Idempotency-Key must be given once, with 1 to 255 printable characters")
+		return connect.WriteOptions{}, connect.Errorf(connect.CodeInvalidRequest,
+			"Idempotency-Key must be given once, with 1 to %d printable characters", connect.MaxIdempotencyKeyLength)
 	}
 	return connect.WriteOptions{IdempotencyKey: values[0]}, nil
 }

@@ -31,11 +31,11 @@ type call struct {
 func (h *Handler) routes() []route {
 	base := h.cfg.BasePath
 	routes := []route{
-		{http.MethodGet, base + "/integration/health", connect.ScopeHealthRead, true, h.health},
-		{http.MethodPost, base + "/inbound/targets", connect.ScopeTargetsWrite, true, h.importTarget},
-		{http.MethodPost, base + "/inbound/targets/batch", connect.ScopeTargetsBatchWrite, true, h.importBatch},
-		{http.MethodGet, base + "/import-jobs", connect.ScopeImportJobsRead, false, h.listJobs},
-		{http.MethodGet, base + "/import-jobs/:id", connect.ScopeImportJobsRead, false, h.getJob},
+		{http.MethodGet, base + "/integration/health", connect.Required.Health, true, h.health},
+		{http.MethodPost, base + "/inbound/targets", connect.Required.ImportTarget, true, h.importTarget},
+		{http.MethodPost, base + "/inbound/targets/batch", connect.Required.ImportBatch, true, h.importBatch},
+		{http.MethodGet, base + "/import-jobs", connect.Required.ReadJobs, false, h.listJobs},
+		{http.MethodGet, base + "/import-jobs/:id", connect.Required.ReadJobs, false, h.getJob},
 		{http.MethodGet, base + "/openapi.json", "", false, h.serveOpenAPI},
 	}
 	routes = append(routes, h.routeSuggestionRoutes()...)

@@ -14,11 +14,11 @@ func (h *Handler) routeSuggestionRoutes() []route {
 	}
 	base := h.cfg.BasePath
 	routes := []route{
-		{http.MethodPost, base + "/import-jobs/:id/route-suggestion", connect.ScopeRouteSuggestionsCreate, false, h.createRouteSuggestion},
-		{http.MethodGet, base + "/route-suggestions/:id", connect.ScopeImportJobsRead, false, h.getRouteSuggestion},
+		{http.MethodPost, base + "/import-jobs/:id/route-suggestion", connect.Required.CreateRouteSuggestion, false, h.createRouteSuggestion},
+		{http.MethodGet, base + "/route-suggestions/:id", connect.Required.ReadRouteSuggestions, false, h.getRouteSuggestion},
 	}
 	if h.cfg.DrawRoute != nil {
-		routes = append(routes, route{http.MethodGet, base + "/route-suggestions/:id/map.svg", connect.ScopeImportJobsRead, false, h.routeSuggestionMap})
+		routes = append(routes, route{http.MethodGet, base + "/route-suggestions/:id/map.svg", connect.Required.ReadRouteSuggestions, false, h.routeSuggestionMap})
 	}
 	return routes
 }

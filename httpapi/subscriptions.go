@@ -15,11 +15,11 @@ func (h *Handler) subscriptionRoutes() []route {
 	}
 	base := h.cfg.BasePath + "/webhook-subscriptions"
 	return []route{
-		{http.MethodPost, base, connect.ScopeWebhooksManage, true, h.createSubscription},
-		{http.MethodGet, base, connect.ScopeWebhooksManage, false, h.listSubscriptions},
-		{http.MethodGet, base + "/:id", connect.ScopeWebhooksManage, false, h.getSubscription},
-		{http.MethodDelete, base + "/:id", connect.ScopeWebhooksManage, true, h.deleteSubscription},
-		{http.MethodPost, base + "/:id/rotate-secret", connect.ScopeWebhooksManage, true, h.rotateSubscriptionSecret},
+		{http.MethodPost, base, connect.Required.ManageWebhooks, true, h.createSubscription},
+		{http.MethodGet, base, connect.Required.ManageWebhooks, false, h.listSubscriptions},
+		{http.MethodGet, base + "/:id", connect.Required.ManageWebhooks, false, h.getSubscription},
+		{http.MethodDelete, base + "/:id", connect.Required.ManageWebhooks, true, h.deleteSubscription},
+		{http.MethodPost, base + "/:id/rotate-secret", connect.Required.ManageWebhooks, true, h.rotateSubscriptionSecret},
 	}
 }
 

@@ -21,6 +21,9 @@ type run struct {
 	operation    connect.Operation
 	items        []item
 	now          time.Time
+	// single is true for an import of one target (endpoint 2), whose outcome
+	// says whether it created the target.
+	single bool
 	// mapper maps the items of one execution; see mapperFor.
 	mapper *mapping.Mapper
 	// targets are the stored targets the items name, read in one go when an
@@ -61,7 +64,7 @@ func (r *run) execute(tx store.Tx) (connect.InboundImportResult, bool, error) {
 	if err := store.AppendEvent(tx, r.caller.TenantID, connect.EventImportJobCompleted, r.now, job.ImportJobSummary); err != nil {
 		return connect.InboundImportResult{}, false, err
 	}
-	created := len(results) == 1 && results[0].Status == connect.ItemImported
+	created := r.single && results[0].Status == connect.ItemImported
 	return connect.InboundImportResult{
 		ImportJobID: job.ID, Status: job.Status, ImportCounters: counters, Items: results,
 	}, created, nil
@@ -198,7 +201,7 @@ func (r *run) update(tx store.Tx, res connect.InboundImportItemResult, it *item,
 // leaves the target linked to nothing.
 func (r *run) link(tx store.Tx, res *connect.InboundImportItemResult, it *item, t *store.Target) error {
 	out := mapping.Unmapped(&it.target)
-	if r.caller.HasScope(connect.ScopeCustomersMap) && mapping.HasData(&it.target) {
+	if r.caller.HasScope(connect.Required.MapCustomers) && mapping.HasData(&it.target) {
 		m, err := r.mapperFor(tx)
 		if err != nil {
 			return err

@@ -92,11 +92,8 @@ func (d *decoder) decodeTarget(raw []byte) item {
 // targetLimits are the bounds of one target, enforced while it is read.
 var targetLimits = connect.Limits{
 	What:   "target",
-	Bounds: map[string]connect.Bound{"customFields": {Max: maxCustomFields, Code: connect.CodeValidationFailed}},
+	Bounds: map[string]connect.Bound{"customFields": {Max: connect.MaxCustomFields, Code: connect.CodeValidationFailed}},
 }
-
-// maxCustomFields is the bound of customFields (its validate tag says the same).
-const maxCustomFields = 100
 
 // decodeTargetJSON decodes one target strictly: a name given twice or
 // invalid UTF-8 anywhere in it fails, with the path named. hasUnknown reports

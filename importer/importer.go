@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/cockroachdb/errors"
-	"github.com/go-json-experiment/json"
 
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/store"
@@ -79,75 +78,53 @@ func New(cfg Config) *Service {
 	return &Service{cfg: cfg, batches: make(chan struct{}, cfg.MaxConcurrentBatches)}
 }
 
-// ImportTarget imports one target given as a Go value. See connect.Importer.
+// ImportTarget imports one target given as a Go value: its JSON, imported as
+// ImportTargetJSON imports it. See connect.Importer.
 func (s *Service) ImportTarget(ctx context.Context, caller connect.Caller, target connect.InboundTarget, opts connect.WriteOptions) (connect.ImportOutcome, error) {
-	return s.importSingle(ctx, caller, opts, func() ([]byte, error) { return json.Marshal(target) }, func() (*run, error) {
-		return s.newRun(caller, connect.InboundTargetBatch{}, []item{typedItem(target, "")}), nil
-	})
+	body, err := connect.EncodeRequest(target)
+	if err != nil {
+		return connect.ImportOutcome{}, err
+	}
+	return s.ImportTargetJSON(ctx, caller, body, opts)
 }
 
 // ImportTargetJSON imports one target given as JSON (the body of endpoint 2).
 // See connect.Importer.
 func (s *Service) ImportTargetJSON(ctx context.Context, caller connect.Caller, body []byte, opts connect.WriteOptions) (connect.ImportOutcome, error) {
-	return s.importSingle(ctx, caller, opts, func() ([]byte, error) { return body, nil }, func() (*run, error) {
-		if err := connect.RequireObject(body, lenientSyntax); err != nil {
-			return nil, err
-		}
-		return s.newRun(caller, connect.InboundTargetBatch{}, []item{newDecoder().decodeTarget(body)}), nil
-	})
+	if err := caller.RequireScope(connect.Required.ImportTarget); err != nil {
+		return connect.ImportOutcome{}, err
+	}
+	w := s.write(caller, opts, operationSingle, body)
+	claim, err := store.ClaimWrite[connect.InboundImportResult](ctx, s.cfg.Store, w)
+	if err != nil {
+		return connect.ImportOutcome{}, err
+	}
+	defer claim.Release()
+	if claim.Stored() {
+		return importOutcome(claim.Replay())
+	}
+	if err := connect.RequireObject(body, lenientSyntax); err != nil {
+		return importOutcome(claim.Fail(ctx, err))
+	}
+	r := s.newRun(caller, connect.InboundTargetBatch{}, []item{newDecoder().decodeTarget(body)}, w.Now)
+	r.single = true
+	return importOutcome(claim.Commit(ctx, r.execute))
 }
 
-// ImportBatch imports a batch given as a Go value. See connect.Importer.
+// ImportBatch imports a batch given as a Go value: its JSON, imported as
+// ImportBatchJSON imports it. See connect.Importer.
 func (s *Service) ImportBatch(ctx context.Context, caller connect.Caller, batch connect.InboundTargetBatch, opts connect.WriteOptions) (connect.ImportOutcome, error) {
-	return s.importBatch(ctx, caller, opts, func() ([]byte, error) { return json.Marshal(batch) }, func() (*run, error) {
-		problem, err := s.checkEnvelope(batch, len(batch.Targets))
-		if err != nil {
-			return nil, err
-		}
-		items := make([]item, len(batch.Targets))
-		for i, t := range batch.Targets {
-			items[i] = typedItem(t, problem)
-		}
-		return s.newRun(caller, batch, items), nil
-	})
+	body, err := connect.EncodeRequest(batch)
+	if err != nil {
+		return connect.ImportOutcome{}, err
+	}
+	return s.ImportBatchJSON(ctx, caller, body, opts)
 }
 
 // ImportBatchJSON imports a batch given as JSON (the body of endpoint 3). See
 // connect.Importer.
 func (s *Service) ImportBatchJSON(ctx context.Context, caller connect.Caller, body []byte, opts connect.WriteOptions) (connect.ImportOutcome, error) {
-	return s.importBatch(ctx, caller, opts, func() ([]byte, error) { return body, nil }, func() (*run, error) {
-		b, err := decodeBatch(body, s.cfg.MaxBatchTargets)
-		if err != nil {
-			return nil, err
-		}
-		problem, err := s.checkEnvelope(b.InboundTargetBatch, len(b.Targets))
-		if err != nil {
-			return nil, err
-		}
-		envelope := b.warnings()
-		items := make([]item, len(b.Targets))
-		inParallel(len(items), func(d *decoder, i int) {
-			items[i] = d.decodeTarget(b.Targets[i])
-			if len(envelope) > 0 {
-				items[i].warnings = append(slices.Clone(envelope), items[i].warnings...)
-			}
-			if items[i].problem == "" {
-				items[i].problem = problem
-			}
-		})
-		return s.newRun(caller, b.InboundTargetBatch, items), nil
-	})
-}
-
-func (s *Service) importSingle(ctx context.Context, caller connect.Caller, opts connect.WriteOptions, body func() ([]byte, error), build func() (*run, error)) (connect.ImportOutcome, error) {
-	if err := caller.RequireScope(connect.ScopeTargetsWrite); err != nil {
-		return connect.ImportOutcome{}, err
-	}
-	return s.execute(ctx, caller, opts, operationSingle, body, build)
-}
-
-func (s *Service) importBatch(ctx context.Context, caller connect.Caller, opts connect.WriteOptions, body func() ([]byte, error), build func() (*run, error)) (connect.ImportOutcome, error) {
-	if err := caller.RequireScope(connect.ScopeTargetsBatchWrite); err != nil {
+	if err := caller.RequireScope(connect.Required.ImportBatch); err != nil {
 		return connect.ImportOutcome{}, err
 	}
 	leave, err := s.batchTurn(ctx)
@@ -155,7 +132,28 @@ func (s *Service) importBatch(ctx context.Context, caller connect.Caller, opts c
 		return connect.ImportOutcome{}, err
 	}
 	defer leave()
-	return s.execute(ctx, caller, opts, operationBatch, body, build)
+	w := s.write(caller, opts, operationBatch, body)
+	claim, err := store.ClaimWrite[connect.InboundImportResult](ctx, s.cfg.Store, w)
+	if err != nil {
+		return connect.ImportOutcome{}, err
+	}
+	defer claim.Release()
+	if claim.Stored() {
+		return importOutcome(claim.Replay())
+	}
+	r, err := s.batchRun(caller, body, w.Now)
+	if err != nil {
+		return importOutcome(claim.Fail(ctx, err))
+	}
+	return importOutcome(claim.Commit(ctx, r.execute))
+}
+
+// write describes an import for the idempotent write path.
+func (s *Service) write(caller connect.Caller, opts connect.WriteOptions, operation string, body []byte) store.Write {
+	return store.Write{
+		Caller: caller, Key: opts.IdempotencyKey, Operation: operation, Body: body,
+		Now: s.cfg.Now().UTC().Truncate(time.Millisecond), Retention: s.cfg.IdempotencyRetention,
+	}
 }
 
 // batchTurn waits until fewer than MaxConcurrentBatches batches are being
@@ -177,44 +175,33 @@ func (s *Service) BatchLoad() (running, waiting int) {
 	return len(s.batches), int(s.waiting.Load())
 }
 
-// execute runs an import through the idempotent write path. body gives the
-// request for the fingerprint; it is only asked for when there is a key.
-func (s *Service) execute(ctx context.Context, caller connect.Caller, opts connect.WriteOptions, operation string, body func() ([]byte, error), build func() (*run, error)) (connect.ImportOutcome, error) {
-	w := store.Write{Caller: caller, Key: opts.IdempotencyKey, Operation: operation, Now: s.cfg.Now().UTC().Truncate(time.Millisecond), Retention: s.cfg.IdempotencyRetention}
-	if w.Key != "" {
-		var err error
-		if w.Body, err = body(); err != nil {
-			return connect.ImportOutcome{}, errors.Wrap(err, "encoding the request for its fingerprint")
-		}
-	}
-	claim, err := store.ClaimWrite[connect.InboundImportResult](ctx, s.cfg.Store, w)
-	if err != nil {
-		return connect.ImportOutcome{}, err
-	}
-	defer claim.Release()
-	if claim.Stored() {
-		return importOutcome(claim.Replay())
-	}
-	r, err := build()
-	if err != nil {
-		return importOutcome(claim.Fail(ctx, err))
-	}
-	r.now = w.Now
-	inParallel(len(r.items), func(_ *decoder, i int) { prepare(&r.items[i]) })
-	return importOutcome(claim.Commit(ctx, r.execute))
-}
-
 func importOutcome(out store.Outcome[connect.InboundImportResult], err error) (connect.ImportOutcome, error) {
 	return connect.ImportOutcome{Result: out.Value, Created: out.Created, Replayed: out.Replayed}, err
 }
 
-// typedItem is a target given as a Go value, with the batch's problem if any.
-// Its strings are checked for UTF-8 here, since no JSON decoder did.
-func typedItem(t connect.InboundTarget, problem string) item {
-	if err := connect.CheckUTF8(&t); err != nil && problem == "" {
-		problem = connect.AsError(err).Message
+// batchRun decodes a batch: its envelope as a whole, then every target on its
+// own, spread over the cores.
+func (s *Service) batchRun(caller connect.Caller, body []byte, now time.Time) (*run, error) {
+	b, err := decodeBatch(body, s.cfg.MaxBatchTargets)
+	if err != nil {
+		return nil, err
 	}
-	return item{target: t, problem: problem}
+	problem, err := s.checkEnvelope(b.InboundTargetBatch, len(b.Targets))
+	if err != nil {
+		return nil, err
+	}
+	envelope := b.warnings()
+	items := make([]item, len(b.Targets))
+	inParallel(len(items), func(d *decoder, i int) {
+		items[i] = d.decodeTarget(b.Targets[i])
+		if len(envelope) > 0 {
+			items[i].warnings = append(slices.Clone(envelope), items[i].warnings...)
+		}
+		if items[i].problem == "" {
+			items[i].problem = problem
+		}
+	})
+	return s.newRun(caller, b.InboundTargetBatch, items, now), nil
 }
 
 // checkEnvelope checks a batch envelope. No targets, too many targets and an
@@ -228,7 +215,7 @@ func (s *Service) checkEnvelope(b connect.InboundTargetBatch, targets int) (prob
 	case targets > s.cfg.MaxBatchTargets:
 		return "", connect.Errorf(connect.CodePayloadTooLarge, "targets must have at most %d entries; this batch has %d", s.cfg.MaxBatchTargets, targets)
 	case b.Operation != "" && !b.Operation.Valid():
-		return "", connect.Errorf(connect.CodeInvalidRequest, "operation must be one of: create, update, upsert, cancel")
+		return "", connect.Errorf(connect.CodeInvalidRequest, "%s", connect.UnknownOperation("operation"))
 	}
 	b.Targets = nil
 	err = connect.Validate(b)
@@ -238,11 +225,15 @@ func (s *Service) checkEnvelope(b connect.InboundTargetBatch, targets int) (prob
 	return "", err
 }
 
-func (s *Service) newRun(caller connect.Caller, b connect.InboundTargetBatch, items []item) *run {
-	r := &run{caller: caller, batchID: b.BatchID, operation: b.Operation, items: items}
+// newRun is an import of items, validated and ready for its transaction: the
+// items' checks that need no store are done here, spread over the cores, so
+// the transaction only looks up and writes.
+func (s *Service) newRun(caller connect.Caller, b connect.InboundTargetBatch, items []item, now time.Time) *run {
+	r := &run{caller: caller, batchID: b.BatchID, operation: b.Operation, items: items, now: now}
 	if b.SourceSystem != nil {
 		r.sourceSystem = *b.SourceSystem
 	}
+	inParallel(len(r.items), func(_ *decoder, i int) { prepare(&r.items[i]) })
 	return r
 }
 

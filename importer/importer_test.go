@@ -2,6 +2,7 @@ package importer_test
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -495,6 +496,20 @@ func TestSingleRejectedItemIsRecorded(t *testing.T) {
 	}
 }
 
+// TestCreatedIsForSingleImports: ImportOutcome.Created says a single import
+// created its target (HTTP 201); a batch is never "created", even of one
+// target that is new.
+func TestCreatedIsForSingleImports(t *testing.T) {
+	e := newEnv(t)
+	out, err := e.svc.ImportBatchJSON(bg, caller, []byte(`{"targets":[{"externalId":"B1","title":"new"}]}`), connect.WriteOptions{})
+	if err != nil || out.Created || out.Result.CreatedItems != 1 {
+		t.Errorf("batch of one new target: created %v, %+v, %v", out.Created, out.Result.ImportCounters, err)
+	}
+	if out := e.single(t, `{"externalId":"S1","title":"new"}`); !out.Created {
+		t.Errorf("single import of a new target: created %v", out.Created)
+	}
+}
+
 // TestTypedAndJSONAgree: Go values and JSON share one validation and one set of
 // semantics.
 func TestTypedAndJSONAgree(t *testing.T) {
@@ -569,24 +584,45 @@ func TestScopes(t *testing.T) {
 	}
 }
 
-// TestTypedBatchWithInvalidUTF8: a Go caller can put bytes into a string that
-// JSON cannot carry; that target alone is rejected.
-func TestTypedBatchWithInvalidUTF8(t *testing.T) {
-	e := newEnv(t)
-	bad := "caf\xe9"
-	out, err := e.svc.ImportBatch(bg, caller, connect.InboundTargetBatch{Targets: []connect.InboundTarget{
-		{ExternalID: "GOOD", Title: "fine"},
-		{ExternalID: "BAD", Title: bad},
-		{ExternalID: "BAD2", Title: "fine", CustomFields: map[string]*string{bad: nil}},
-		{ExternalID: bad, Title: "fine"},
-	}}, connect.WriteOptions{})
-	if err != nil {
-		t.Fatal(err)
+// TestTypedRequestsJSONCannotHold: a Go caller can put values into a typed
+// request that JSON cannot carry. The request is refused as invalid, naming
+// the field, with and without an Idempotency-Key, and nothing is imported.
+func TestTypedRequestsJSONCannotHold(t *testing.T) {
+	bad, nan := "caf\xe9", math.NaN()
+	tests := []struct {
+		name string
+		call func(e *env, opts connect.WriteOptions) (connect.ImportOutcome, error)
+		want string
+	}{
+		{"single, invalid UTF-8", func(e *env, opts connect.WriteOptions) (connect.ImportOutcome, error) {
+			return e.svc.ImportTarget(bg, caller, connect.InboundTarget{ExternalID: "T1", Title: bad}, opts)
+		}, "title must be valid UTF-8"},
+		{"single, NaN latitude", func(e *env, opts connect.WriteOptions) (connect.ImportOutcome, error) {
+			return e.svc.ImportTarget(bg, caller, connect.InboundTarget{ExternalID: "T1", Title: "t", Address: &connect.InboundTargetAddress{Latitude: &nan}}, opts)
+		}, "address.latitude must be a finite number"},
+		{"batch, invalid UTF-8", func(e *env, opts connect.WriteOptions) (connect.ImportOutcome, error) {
+			return e.svc.ImportBatch(bg, caller, connect.InboundTargetBatch{Targets: []connect.InboundTarget{
+				{ExternalID: "GOOD", Title: "fine"}, {ExternalID: "BAD", Title: "fine", CustomFields: map[string]*string{"k": &bad}},
+			}}, opts)
+		}, "targets[1].customFields.k must be valid UTF-8"},
+		{"batch, NaN latitude", func(e *env, opts connect.WriteOptions) (connect.ImportOutcome, error) {
+			return e.svc.ImportBatch(bg, caller, connect.InboundTargetBatch{Targets: []connect.InboundTarget{
+				{ExternalID: "BAD", Title: "fine", Location: &connect.InboundTargetLocation{Latitude: &nan}},
+			}}, opts)
+		}, "targets[0].location.latitude must be a finite number"},
 	}
-	r := out.Result
-	if r.CreatedItems != 1 || r.RejectedItems != 3 || errorMessage(r.Items[1]) != "title must be valid UTF-8" ||
-		r.Items[3].ExternalID != "caf\uFFFD" || errorMessage(r.Items[3]) != "externalId must be valid UTF-8" ||
-		errorMessage(r.Items[2]) != "customFields.caf\uFFFD must be valid UTF-8" {
-		t.Errorf("result %+v: %q %q", r.ImportCounters, errorMessage(r.Items[1]), errorMessage(r.Items[2]))
+	for _, tc := range tests {
+		for _, key := range []string{"", "key-1"} {
+			t.Run(fmt.Sprintf("%s, key %q", tc.name, key), func(t *testing.T) {
+				e := newEnv(t)
+				out, err := tc.call(e, connect.WriteOptions{IdempotencyKey: key})
+				if connect.ErrorCodeOf(err) != connect.CodeInvalidRequest || connect.AsError(err).Message != tc.want {
+					t.Fatalf("got %+v, %v; want InvalidRequest %q", out, err, tc.want)
+				}
+				if n := e.jobCount(t); n != 0 {
+					t.Errorf("%d jobs were recorded", n)
+				}
+			})
+		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 // ListJobs returns one page of the caller's tenant's import jobs, newest first.
 // See connect.JobStore.
 func (s *Service) ListJobs(ctx context.Context, caller connect.Caller, q connect.JobQuery) (connect.ImportJobList, error) {
-	if err := caller.RequireScope(connect.ScopeImportJobsRead); err != nil {
+	if err := caller.RequireScope(connect.Required.ReadJobs); err != nil {
 		return connect.ImportJobList{}, err
 	}
 	list := connect.ImportJobList{}
@@ -28,7 +28,7 @@ func (s *Service) ListJobs(ctx context.Context, caller connect.Caller, q connect
 // GetJob returns one import job of the caller's tenant with all item results.
 // Another tenant's job is NotFound. See connect.JobStore.
 func (s *Service) GetJob(ctx context.Context, caller connect.Caller, id int64) (connect.ImportJobDetails, error) {
-	if err := caller.RequireScope(connect.ScopeImportJobsRead); err != nil {
+	if err := caller.RequireScope(connect.Required.ReadJobs); err != nil {
 		return connect.ImportJobDetails{}, err
 	}
 	var job *store.Job

@@ -12,7 +12,7 @@ import (
 // GetRouteSuggestion returns a suggestion of the caller's tenant (scope
 // import_jobs.read). See connect.RouteSuggester.
 func (s *Service) GetRouteSuggestion(ctx context.Context, caller connect.Caller, id int64) (connect.RouteSuggestion, error) {
-	if err := caller.RequireScope(connect.ScopeImportJobsRead); err != nil {
+	if err := caller.RequireScope(connect.Required.ReadRouteSuggestions); err != nil {
 		return connect.RouteSuggestion{}, err
 	}
 	var r *store.RouteSuggestion

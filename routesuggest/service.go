@@ -14,9 +14,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/cockroachdb/errors"
-	"github.com/go-json-experiment/json"
-
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/store"
 )
@@ -77,38 +74,29 @@ func (s *Service) Load() Load { return s.queue.load() }
 
 func (s *Service) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Millisecond) }
 
-// CreateRouteSuggestionJSON decodes the body of endpoint 6 and creates a
-// suggestion. See connect.RouteSuggester.
-func (s *Service) CreateRouteSuggestionJSON(ctx context.Context, caller connect.Caller, jobID int64, body []byte, opts connect.WriteOptions) (connect.RouteSuggestionOutcome, error) {
-	return s.create(ctx, caller, jobID, body, opts, func() (connect.CreateImportJobRouteSuggestionRequest, error) {
-		return decodeRequest(body)
-	})
-}
-
 // CreateRouteSuggestion plans the best route for the request's day from the
-// job's targets and stores it as a Draft. The solver runs outside any store
-// transaction; the suggestion and the idempotency record are written together.
-// See connect.RouteSuggester.
+// job's targets and stores it as a Draft: req's JSON, planned as
+// CreateRouteSuggestionJSON plans it. See connect.RouteSuggester.
 func (s *Service) CreateRouteSuggestion(ctx context.Context, caller connect.Caller, jobID int64, req connect.CreateImportJobRouteSuggestionRequest, opts connect.WriteOptions) (connect.RouteSuggestionOutcome, error) {
-	var body []byte
-	if opts.IdempotencyKey != "" {
-		var err error
-		if body, err = json.Marshal(req); err != nil {
-			return connect.RouteSuggestionOutcome{}, errors.Wrap(err, "encoding the request for its fingerprint")
-		}
+	body, err := connect.EncodeRequest(req)
+	if err != nil {
+		return connect.RouteSuggestionOutcome{}, err
 	}
-	return s.create(ctx, caller, jobID, body, opts, func() (connect.CreateImportJobRouteSuggestionRequest, error) {
-		return req, connect.CheckUTF8(&req)
-	})
+	return s.CreateRouteSuggestionJSON(ctx, caller, jobID, body, opts)
 }
 
-// create runs one request when the queue gives it a solver (DECISIONS.md
-// "Bounded cost of every request"). Like 401 and 403, a RateLimited refusal is
-// decided before idempotency, so it is never recorded and a retry with the
+// CreateRouteSuggestionJSON decodes the body of endpoint 6 and creates a
+// suggestion. The solver runs outside any store transaction; the suggestion
+// and the idempotency record are written together. See
+// connect.RouteSuggester.
+//
+// A request is solved when the queue gives it a solver (DECISIONS.md
+// "Bounded cost of every request"). Like 401 and 403, a RateLimited refusal
+// is decided before idempotency, so it is never recorded and a retry with the
 // same key runs; a caller that leaves while waiting gives up its place, and
 // one that leaves while solving stops the solve (the solver watches ctx).
-func (s *Service) create(ctx context.Context, caller connect.Caller, jobID int64, body []byte, opts connect.WriteOptions, decode func() (connect.CreateImportJobRouteSuggestionRequest, error)) (connect.RouteSuggestionOutcome, error) {
-	if err := caller.RequireScope(connect.ScopeRouteSuggestionsCreate); err != nil {
+func (s *Service) CreateRouteSuggestionJSON(ctx context.Context, caller connect.Caller, jobID int64, body []byte, opts connect.WriteOptions) (connect.RouteSuggestionOutcome, error) {
+	if err := caller.RequireScope(connect.Required.CreateRouteSuggestion); err != nil {
 		return connect.RouteSuggestionOutcome{}, err
 	}
 	w := store.Write{
@@ -130,10 +118,7 @@ func (s *Service) create(ctx context.Context, caller connect.Caller, jobID int64
 		return connect.RouteSuggestionOutcome{}, err
 	}
 	defer leave()
-	req, err := decode()
-	if err == nil {
-		req, err = normalize(req)
-	}
+	req, err := decodeRequest(body)
 	if err != nil {
 		return routeOutcome(claim.Fail(ctx, err))
 	}
@@ -160,12 +145,15 @@ func routeOutcome(out store.Outcome[connect.CreateRouteSuggestionResponse], err 
 	return connect.RouteSuggestionOutcome{Response: out.Value, Replayed: out.Replayed}, err
 }
 
-// decodeRequest decodes the body of endpoint 6. Members that are not in the
-// schema are ignored: DECISIONS.md lets endpoint 6 answer 400 only for the
-// route date.
+// decodeRequest decodes the body of endpoint 6, checks it and clamps its
+// optional bounds. Members that are not in the schema are ignored:
+// DECISIONS.md lets endpoint 6 answer 400 only for the route date.
 func decodeRequest(body []byte) (connect.CreateImportJobRouteSuggestionRequest, error) {
 	var req connect.CreateImportJobRouteSuggestionRequest
-	return req, connect.DecodeObject(body, &req, "route suggestion request")
+	if err := connect.DecodeObject(body, &req, "route suggestion request"); err != nil {
+		return req, err
+	}
+	return normalize(req)
 }
 
 // Bounds of the optional request fields; values outside are clamped, as the

@@ -356,6 +356,26 @@ func TestNotFoundAndBadRequests(t *testing.T) {
 	}
 }
 
+// TestTypedRequestJSONCannotHold: an employee id that is not valid UTF-8 is a
+// request error naming the field, with and without an Idempotency-Key, and
+// nothing is stored.
+func TestTypedRequestJSONCannotHold(t *testing.T) {
+	for _, key := range []string{"", "key-1"} {
+		t.Run(fmt.Sprintf("key %q", key), func(t *testing.T) {
+			e := mustOpen(t)
+			jobID := e.importBatch(t, target("A", 52.5, 13.4, ""))
+			req := connect.CreateImportJobRouteSuggestionRequest{RouteDate: day, EmployeeID: ptr("caf\xe9")}
+			_, err := e.routes.CreateRouteSuggestion(ctx, caller, jobID, req, connect.WriteOptions{IdempotencyKey: key})
+			if connect.ErrorCodeOf(err) != connect.CodeInvalidRequest || connect.AsError(err).Message != "employeeId must be valid UTF-8" {
+				t.Fatalf("got %v, want InvalidRequest naming employeeId", err)
+			}
+			if list, err := e.routes.RouteSuggestionsForJob(ctx, caller.TenantID, jobID); err != nil || len(list) != 0 {
+				t.Errorf("%d suggestions stored, %v", len(list), err)
+			}
+		})
+	}
+}
+
 func TestIdempotentSuggestion(t *testing.T) {
 	e := mustOpen(t)
 	jobID := e.importBatch(t, target("A", 52.5, 13.4, ""), target("B", 52.6, 13.5, ""))
@@ -448,6 +468,23 @@ func TestProfilesAndEmployees(t *testing.T) {
 	}
 	if err := e.routes.DeleteProfile(ctx, "globex", p.ID); connect.ErrorCodeOf(err) != connect.CodeNotFound {
 		t.Errorf("deleting another tenant's profile: %v", err)
+	}
+	faster := p
+	faster.AverageSpeedKmh = 55
+	updated, err := e.routes.UpdateProfile(ctx, "acme", faster)
+	if err != nil || updated.AverageSpeedKmh != 55 || !updated.CreatedAt.Equal(p.CreatedAt) {
+		t.Errorf("updated %+v, %v", updated, err)
+	}
+	if list, err := e.routes.Profiles(ctx, "acme"); err != nil || len(list) != 1 || list[0].AverageSpeedKmh != 55 {
+		t.Errorf("profiles after the update %+v, %v", list, err)
+	}
+	faster.AverageSpeedKmh = 500
+	if _, err := e.routes.UpdateProfile(ctx, "acme", faster); err == nil || !strings.Contains(err.Error(), "averageSpeedKmh must be between 1 and 200") {
+		t.Errorf("update beyond the bounds: %v", err)
+	}
+	faster.AverageSpeedKmh = 55
+	if _, err := e.routes.UpdateProfile(ctx, "globex", faster); connect.ErrorCodeOf(err) != connect.CodeNotFound {
+		t.Errorf("updating another tenant's profile: %v", err)
 	}
 }
 

@@ -18,9 +18,6 @@ import (
 // a service is configured otherwise.
 const DefaultIdempotencyRetention = 24 * time.Hour
 
-// MaxIdempotencyKeyLength is the longest accepted Idempotency-Key.
-const MaxIdempotencyKeyLength = 255
-
 // purgePerWrite is how many expired records each idempotent write deletes, so
 // expired records disappear without a background job and no write pays much.
 const purgePerWrite = 16
@@ -35,7 +32,8 @@ type Write struct {
 	// example "POST /import-jobs/42/route-suggestion"). Together with Body it is
 	// the request's fingerprint.
 	Operation string
-	// Body is the request as JSON; key order and white space do not count.
+	// Body is the request as JSON: as received, or a typed request encoded by
+	// connect.EncodeRequest. Key order and white space do not count.
 	Body []byte
 	// Now is the time of the request.
 	Now time.Time
@@ -56,8 +54,8 @@ type Outcome[T any] struct {
 // ValidateIdempotencyKey checks a key's form: 1 to 255 bytes of printable
 // characters in UTF-8. A key that is not UTF-8 could not be stored in its record.
 func ValidateIdempotencyKey(key string) error {
-	if key == "" || len(key) > MaxIdempotencyKeyLength {
-		return connect.Errorf(connect.CodeInvalidRequest, "Idempotency-Key must be 1 to %d characters", MaxIdempotencyKeyLength)
+	if key == "" || len(key) > connect.MaxIdempotencyKeyLength {
+		return connect.Errorf(connect.CodeInvalidRequest, "Idempotency-Key must be 1 to %d characters", connect.MaxIdempotencyKeyLength)
 	}
 	if !utf8.ValidString(key) {
 		return connect.Errorf(connect.CodeInvalidRequest, "Idempotency-Key must be valid UTF-8")
@@ -87,12 +85,9 @@ type TxFunc[T any] func(tx Tx) (value T, created bool, err error)
 //	if err != nil { return ..., err }
 //	defer claim.Release()
 //	if claim.Stored() { return claim.Replay() }  // answered before
-//	fn, err := prepare()                          // decode, validate, compute
+//	req, err := decode(w.Body)                    // decode, validate, compute
 //	if err != nil { return claim.Fail(ctx, err) } // a request error is recorded
 //	return claim.Commit(ctx, fn)                  // effects and record, one transaction
-//
-// (claim.Run takes the last three steps for a write whose preparation is one
-// function.)
 //
 // Effects and record are committed in one transaction, so a crash never
 // leaves one without the other:
@@ -139,20 +134,6 @@ func ClaimWrite[T any](ctx context.Context, s Store, w Write) (*Claim[T], error)
 		return nil, err
 	}
 	return c, nil
-}
-
-// Run ends a write whose preparation is one function: the stored outcome
-// when there is one, else prepare's transaction committed (or its request
-// error recorded).
-func (c *Claim[T]) Run(ctx context.Context, prepare func() (TxFunc[T], error)) (Outcome[T], error) {
-	if c.Stored() {
-		return c.Replay()
-	}
-	fn, err := prepare()
-	if err != nil {
-		return c.Fail(ctx, err)
-	}
-	return c.Commit(ctx, fn)
 }
 
 // Release gives the key up for other requests. Call it when the write is done.

@@ -55,7 +55,14 @@ func runIdempotent[T any](ctx context.Context, s store.Store, w store.Write, pre
 		return store.Outcome[T]{}, err
 	}
 	defer claim.Release()
-	return claim.Run(ctx, prepare)
+	if claim.Stored() {
+		return claim.Replay()
+	}
+	fn, err := prepare()
+	if err != nil {
+		return claim.Fail(ctx, err)
+	}
+	return claim.Commit(ctx, fn)
 }
 
 func write(key, body string, now time.Time) store.Write {

@@ -69,6 +69,27 @@ func TestIntegratorsFollowTheRulesOfAdd(t *testing.T) {
 	}
 }
 
+// TestTypedCreateJSONCannotHold: a URL that is not valid UTF-8 is a request
+// error naming the field, with and without an Idempotency-Key, and nothing is
+// subscribed.
+func TestTypedCreateJSONCannotHold(t *testing.T) {
+	for _, key := range []string{"", "key-1"} {
+		t.Run(fmt.Sprintf("key %q", key), func(t *testing.T) {
+			f := newFixture(t)
+			caller := connect.Caller{TenantID: "acme", ClientID: "erp", Scopes: []connect.Scope{connect.ScopeWebhooksManage}}
+			req := connect.WebhookSubscriptionRequest{URL: "https://hooks.example.com/caf\xe9", Events: job}
+			_, err := f.subs.CreateWebhookSubscription(t.Context(), caller, req, connect.WriteOptions{IdempotencyKey: key})
+			if connect.ErrorCodeOf(err) != connect.CodeInvalidRequest || connect.AsError(err).Message != "url must be valid UTF-8" {
+				t.Fatalf("got %v, want InvalidRequest naming url", err)
+			}
+			list, err := f.subs.ListWebhookSubscriptions(t.Context(), caller)
+			if err != nil || len(list.Subscriptions) != 0 {
+				t.Errorf("subscriptions %+v, %v", list, err)
+			}
+		})
+	}
+}
+
 // TestDeliveryCountersExistFromTheStart: before any delivery, every outcome
 // of connect_webhook_deliveries_total is a series at zero, so rate() and
 // alerts work from the first scrape.
