@@ -1,13 +1,19 @@
 // Package connect is the vocabulary of Integration Connect: the resources of the
-// specification as Go types, the service interfaces that the feature packages
-// implement (Importer, JobStore, RouteSuggester, AppointmentService, ClientRegistry),
-// the caller identity with its scopes, and the one error type every package returns.
+// specification as Go types, the caller identity with its scopes, the one error
+// type every package returns, and the service interfaces that the feature
+// packages implement (Importer, JobStore, RouteSuggester, ClientRegistry,
+// AppointmentService, WebhookSubscriptionService). Its sections, in order:
+// callers and scopes; errors; dates; the resources, one section each; the
+// service interfaces, every method with the error codes it returns; and last
+// the mechanism every request goes through: reading JSON within bounds,
+// decoding and encoding it, and validation.
 //
 // JSON names match the specification exactly (case-sensitive camelCase). Nullable
 // fields are pointers and encode as null when unset. Date-times are RFC 3339 in UTC;
-// calendar dates are Date values written YYYY-MM-DD. The `validate` tags are the
-// bounds of the specification and of DECISIONS.md, checked by Validate; they are the
-// one place those bounds are written down.
+// calendar dates are Date values written YYYY-MM-DD. The bounds of the
+// specification and of DECISIONS.md are written down once: in the `validate` tags,
+// checked by Validate, or, for counts enforced while a request is read, in the
+// Max… constants beside the types they bound.
 //
 // This package imports nothing from the rest of the module, so every other package
 // (and every embedding host application) can depend on it.
@@ -35,7 +41,7 @@ import (
 )
 
 // ---------------------------------------------------------------------------
-// Scopes and the caller
+// Callers and scopes
 
 // Scope is a permission held by an API key.
 type Scope string
@@ -246,6 +252,43 @@ func ErrorCodeOf(err error) ErrorCode {
 	return CodeInternalError
 }
 
+// ApiErrorResponse is the body of every error answer of the HTTP host.
+type ApiErrorResponse struct {
+	Error ApiError `json:"error"`
+}
+
+// ApiError is the error object inside ApiErrorResponse.
+type ApiError struct {
+	Code              ErrorCode `json:"code"`
+	Message           string    `json:"message"`
+	RequiredScope     *Scope    `json:"requiredScope"`
+	RetryAfterSeconds *int      `json:"retryAfterSeconds"`
+	CorrelationID     *string   `json:"correlationId"`
+}
+
+// MaxQuoted is the most characters of a sent value that an error message
+// quotes or a rejected item's result keeps (DECISIONS.md "Bounded cost of
+// every request").
+const MaxQuoted = 200
+
+// Cut returns s, made valid UTF-8, cut to MaxQuoted characters followed by
+// "…" when it is longer: how a sent value appears in messages and results.
+func Cut(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if utf8.RuneCountInString(s) <= MaxQuoted {
+		return s
+	}
+	i := 0
+	for n := 0; n < MaxQuoted; n++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i] + "…"
+}
+
+// Quote is Cut(s) in double quotes, with Go escapes, for error messages.
+func Quote(s string) string { return strconv.Quote(Cut(s)) }
+
 // ---------------------------------------------------------------------------
 // Dates
 
@@ -318,7 +361,7 @@ func Health(caller Caller, now time.Time) IntegrationHealthResponse {
 }
 
 // ---------------------------------------------------------------------------
-// Inbound targets
+// Inbound targets and import results
 
 // Operation says what an import does with a target.
 type Operation string
@@ -769,128 +812,6 @@ type RouteExcludedItem struct {
 }
 
 // ---------------------------------------------------------------------------
-// Errors on the wire
-
-// ApiErrorResponse is the body of every error answer of the HTTP host.
-type ApiErrorResponse struct {
-	Error ApiError `json:"error"`
-}
-
-// ApiError is the error object inside ApiErrorResponse.
-type ApiError struct {
-	Code              ErrorCode `json:"code"`
-	Message           string    `json:"message"`
-	RequiredScope     *Scope    `json:"requiredScope"`
-	RetryAfterSeconds *int      `json:"retryAfterSeconds"`
-	CorrelationID     *string   `json:"correlationId"`
-}
-
-// ---------------------------------------------------------------------------
-// Service interfaces
-
-// WriteOptions are the options every write accepts.
-type WriteOptions struct {
-	// IdempotencyKey, when not empty, makes the write idempotent for the caller's
-	// client: the same key with the same request returns the stored outcome without
-	// executing again; with a different request it fails with IdempotencyKeyReused;
-	// while the first request still runs it fails with IdempotencyKeyInUse.
-	IdempotencyKey string
-}
-
-// MaxIdempotencyKeyLength is the longest accepted Idempotency-Key, in bytes.
-const MaxIdempotencyKeyLength = 255
-
-// ImportOutcome is the result of an import call.
-type ImportOutcome struct {
-	Result InboundImportResult
-	// Created is true when a single import created a new target (HTTP 201).
-	Created bool
-	// Replayed is true when the outcome was stored by an earlier call with the same
-	// idempotency key and nothing was executed.
-	Replayed bool
-}
-
-// Importer imports work targets. Every method requires its scope (single:
-// inbound.targets.write; batch: inbound.targets.batch.write) and runs in one store
-// transaction: the targets, the import job with all item results and the
-// idempotency record are written together or not at all. Typed and JSON entry
-// points share one validation and one set of semantics.
-//
-// Errors: InsufficientScope, InvalidRequest (body not JSON or wrong shape),
-// PayloadTooLarge (too many targets), IdempotencyKeyReused, IdempotencyKeyInUse.
-// Problems of a single target never fail the call: they reject that item.
-type Importer interface {
-	ImportTarget(ctx context.Context, caller Caller, target InboundTarget, opts WriteOptions) (ImportOutcome, error)
-	ImportTargetJSON(ctx context.Context, caller Caller, body []byte, opts WriteOptions) (ImportOutcome, error)
-	ImportBatch(ctx context.Context, caller Caller, batch InboundTargetBatch, opts WriteOptions) (ImportOutcome, error)
-	ImportBatchJSON(ctx context.Context, caller Caller, body []byte, opts WriteOptions) (ImportOutcome, error)
-}
-
-// JobQuery selects a page of import jobs. Nil Skip and Take take the defaults (0 and
-// 50); values out of range are clamped (skip ≥ 0, 1 ≤ take ≤ 200). Status and
-// SourceSystem, when not empty, are exact case-insensitive matches.
-type JobQuery struct {
-	Status       string
-	SourceSystem string
-	Skip         *int
-	Take         *int
-}
-
-// Page limits of JobQuery.
-const (
-	DefaultTake = 50
-	MaxTake     = 200
-)
-
-// Page returns the skip and take a query asks for, defaulted and clamped.
-func (q JobQuery) Page() (skip, take int) {
-	skip, take = 0, DefaultTake
-	if q.Skip != nil {
-		skip = max(*q.Skip, 0)
-	}
-	if q.Take != nil {
-		take = min(max(*q.Take, 1), MaxTake)
-	}
-	return skip, take
-}
-
-// JobStore reads import jobs of the caller's tenant (scope import_jobs.read).
-// Another tenant's job is NotFound.
-type JobStore interface {
-	ListJobs(ctx context.Context, caller Caller, q JobQuery) (ImportJobList, error)
-	GetJob(ctx context.Context, caller Caller, id int64) (ImportJobDetails, error)
-}
-
-// RouteSuggestionOutcome is the result of CreateRouteSuggestion.
-type RouteSuggestionOutcome struct {
-	Response CreateRouteSuggestionResponse
-	// Replayed is true when the outcome was stored by an earlier call with the same
-	// idempotency key and nothing was executed.
-	Replayed bool
-}
-
-// RouteSuggester builds draft routes from the targets of an import job and
-// keeps them. Callers' methods require their scope: CreateRouteSuggestion
-// route_suggestions.create, GetRouteSuggestion import_jobs.read. The host
-// application's methods take the tenant and need no scope.
-//
-// Errors: InsufficientScope, InvalidRequest (routeDate missing or malformed;
-// the body not a JSON object), NotFound (job, employee, profile or suggestion; another tenant's
-// is not found), IdempotencyKeyReused, IdempotencyKeyInUse,
-// InvalidStateTransition (publishing or discarding a suggestion that is not a
-// Draft).
-type RouteSuggester interface {
-	CreateRouteSuggestion(ctx context.Context, caller Caller, jobID int64, req CreateImportJobRouteSuggestionRequest, opts WriteOptions) (RouteSuggestionOutcome, error)
-	CreateRouteSuggestionJSON(ctx context.Context, caller Caller, jobID int64, body []byte, opts WriteOptions) (RouteSuggestionOutcome, error)
-	GetRouteSuggestion(ctx context.Context, caller Caller, id int64) (RouteSuggestion, error)
-	// RouteSuggestionsForJob lists the suggestions of a job, oldest first.
-	RouteSuggestionsForJob(ctx context.Context, tenantID string, jobID int64) ([]RouteSuggestion, error)
-	// PublishRouteSuggestion and DiscardRouteSuggestion end a Draft.
-	PublishRouteSuggestion(ctx context.Context, tenantID string, id int64) (RouteSuggestion, error)
-	DiscardRouteSuggestion(ctx context.Context, tenantID string, id int64) (RouteSuggestion, error)
-}
-
-// ---------------------------------------------------------------------------
 // Integration clients
 
 // Client is an Integration Client: the holder of one API key.
@@ -915,16 +836,6 @@ type NewClient struct {
 	ClientID     string  `json:"clientId" validate:"notblank,max=200,printascii"`
 	SourceSystem string  `json:"sourceSystem" validate:"notblank,max=200"`
 	Scopes       []Scope `json:"scopes" validate:"min=1"`
-}
-
-// ClientRegistry creates, authenticates, lists and revokes Integration Clients.
-// API keys are `ick_` + 43 base64url characters; only their SHA-256 hash and their
-// first 8 characters are stored, so a key is shown once, by CreateClient.
-type ClientRegistry interface {
-	CreateClient(ctx context.Context, nc NewClient) (Client, string, error)
-	Authenticate(ctx context.Context, apiKey string) (Caller, error)
-	ListClients(ctx context.Context, tenantID string) ([]Client, error)
-	RevokeClient(ctx context.Context, tenantID, clientID string) error
 }
 
 // ---------------------------------------------------------------------------
@@ -1093,22 +1004,6 @@ type CancelAppointmentResponse struct {
 	CancelledAt time.Time         `json:"cancelledAt"`
 }
 
-// AppointmentOutcome is the result of submitting an appointment request.
-type AppointmentOutcome struct {
-	Request AppointmentRequest
-	// Replayed is true when the outcome was stored by an earlier call with the same
-	// idempotency key and nothing was executed.
-	Replayed bool
-}
-
-// CancelAppointmentOutcome is the result of cancelling an appointment request.
-type CancelAppointmentOutcome struct {
-	Response CancelAppointmentResponse
-	// Replayed is true when the outcome was stored by an earlier call with the same
-	// idempotency key and nothing was executed.
-	Replayed bool
-}
-
 // AppointmentRequestPage is one page of a tenant's appointment requests, in id
 // (that is, creation) order.
 type AppointmentRequestPage struct {
@@ -1118,93 +1013,8 @@ type AppointmentRequestPage struct {
 	Next string `json:"next"`
 }
 
-// AppointmentService keeps appointment requests and their lifecycle (the table
-// appointments.Transitions). Client calls take the caller and require a scope
-// first: appointment_requests.write to submit and cancel,
-// appointment_requests.read to get and read the status. Host calls take a
-// tenant id and need no scope. Every write runs in one store transaction
-// together with its idempotency record; typed and JSON entry points share one
-// validation.
-//
-// Errors: InsufficientScope; InvalidRequest (body not JSON, an unknown field,
-// or a bound violated, with the field path in the message); NotFound (unknown
-// id, or another tenant's); InvalidStateTransition (the action is not allowed
-// from the current status); IdempotencyKeyReused; IdempotencyKeyInUse.
-type AppointmentService interface {
-	// SubmitAppointmentRequest creates a request as Submitted and runs the
-	// automatic checks in the same transaction, so it is returned Validated or
-	// PendingReview.
-	SubmitAppointmentRequest(ctx context.Context, caller Caller, req NewAppointmentRequest, opts WriteOptions) (AppointmentOutcome, error)
-	SubmitAppointmentRequestJSON(ctx context.Context, caller Caller, body []byte, opts WriteOptions) (AppointmentOutcome, error)
-	// GetAppointmentRequest returns one request of the caller's tenant.
-	GetAppointmentRequest(ctx context.Context, caller Caller, id string) (AppointmentRequest, error)
-	// AppointmentRequestStatus returns a request's status with its history.
-	AppointmentRequestStatus(ctx context.Context, caller Caller, id string) (AppointmentStatusResponse, error)
-	// CancelAppointmentRequest cancels a request that has not started yet.
-	CancelAppointmentRequest(ctx context.Context, caller Caller, id string, req CancelAppointmentRequest, opts WriteOptions) (CancelAppointmentOutcome, error)
-	CancelAppointmentRequestJSON(ctx context.Context, caller Caller, id string, body []byte, opts WriteOptions) (CancelAppointmentOutcome, error)
-	// TransitionAppointmentRequest performs a host action (accept, reject,
-	// schedule, assign, start, complete, fail) on a request of tenantID; note,
-	// when not empty, is kept in the history.
-	TransitionAppointmentRequest(ctx context.Context, tenantID, id string, action AppointmentAction, note string) (AppointmentStatusResponse, error)
-	// ListAppointmentRequests returns up to limit requests of tenantID with
-	// status (every status when empty) whose id sorts after the cursor after
-	// (from the start when empty). limit < 1 means DefaultTake; above MaxTake it
-	// is MaxTake.
-	ListAppointmentRequests(ctx context.Context, tenantID string, status AppointmentStatus, after string, limit int) (AppointmentRequestPage, error)
-}
-
-// registerAppointmentValidations adds the rules of appointment requests that
-// tags alone cannot say: metadata must be a JSON object of bounded size, and a
-// time window must end after it starts.
-func registerAppointmentValidations(v *validator.Validate) {
-	must(v.RegisterValidation("jsonobject", isJSONObject))
-	must(v.RegisterValidation("maxbytes", maxBytes))
-	v.RegisterStructValidation(validateTimeWindow, AppointmentTimeWindow{})
-}
-
-func isJSONObject(fl validator.FieldLevel) bool {
-	v, ok := fl.Field().Interface().(jsontext.Value)
-	return ok && v.IsValid() && v.Kind() == '{'
-}
-
-// maxBytes is `maxbytes=N` for byte slices such as raw JSON; the built-in max
-// would call the bytes "entries".
-func maxBytes(fl validator.FieldLevel) bool {
-	limit, err := strconv.Atoi(fl.Param())
-	if err != nil {
-		panic(fmt.Sprintf("maxbytes: bad parameter %q", fl.Param()))
-	}
-	return fl.Field().Len() <= limit
-}
-
-func validateTimeWindow(sl validator.StructLevel) {
-	w := sl.Current().Interface().(AppointmentTimeWindow)
-	if !w.StartUtc.IsZero() && !w.EndUtc.IsZero() && !w.StartUtc.Before(w.EndUtc) {
-		sl.ReportError(w.EndUtc, "endUtc", "EndUtc", "after", "startUtc")
-	}
-}
-
-// appointmentFieldMessage words the failures of the tags above; ok is false for
-// any other tag.
-func appointmentFieldMessage(fe validator.FieldError, path string) (msg string, ok bool) {
-	switch fe.Tag() {
-	case "after":
-		sibling := fe.Param()
-		if i := strings.LastIndex(path, "."); i >= 0 {
-			sibling = path[:i+1] + sibling
-		}
-		return fmt.Sprintf("%s must be after %s", path, sibling), true
-	case "jsonobject":
-		return path + " must be a JSON object", true
-	case "maxbytes":
-		return fmt.Sprintf("%s must be at most %s bytes of compact JSON", path, fe.Param()), true
-	}
-	return "", false
-}
-
 // ---------------------------------------------------------------------------
-// Webhook events
+// Webhook events and subscriptions
 
 // EventKind names what happened: the type of a webhook event, and what a
 // webhook subscription chooses to receive (DECISIONS.md "Webhook events").
@@ -1370,6 +1180,227 @@ type WebhookSubscriptionList struct {
 	Subscriptions []WebhookSubscriptionInfo `json:"subscriptions"`
 }
 
+// ---------------------------------------------------------------------------
+// Service interfaces
+//
+// What the feature packages implement and the HTTP host (or an embedding
+// host application) calls. A method taking a Caller first requires the scope
+// that Required names for it, and answers InsufficientScope without it; it
+// sees only the caller's tenant, so another tenant's id is NotFound, like an
+// unknown one. A method taking a tenant id is the host application's and
+// needs no scope. A typed entry point takes its request's JSON: it gets
+// exactly the answers of the JSON entry point beside it, and refuses a value
+// JSON cannot hold as InvalidRequest naming the field (EncodeRequest). Every
+// error is, or wraps, an *Error with one of the codes named; anything else
+// is an internal fault.
+
+// WriteOptions are the options every write accepts.
+type WriteOptions struct {
+	// IdempotencyKey, when not empty, makes the write idempotent for the caller's
+	// client: the same key with the same request returns the stored outcome without
+	// executing again; with a different request it fails with IdempotencyKeyReused;
+	// while the first request still runs it fails with IdempotencyKeyInUse. A key
+	// that is empty, longer than MaxIdempotencyKeyLength or not printable UTF-8 is
+	// InvalidRequest.
+	IdempotencyKey string
+}
+
+// MaxIdempotencyKeyLength is the longest accepted Idempotency-Key, in bytes.
+const MaxIdempotencyKeyLength = 255
+
+// ImportOutcome is the result of an import call.
+type ImportOutcome struct {
+	Result InboundImportResult
+	// Created is true when a single import created a new target (HTTP 201).
+	Created bool
+	// Replayed is true when the outcome was stored by an earlier call with the same
+	// idempotency key and nothing was executed.
+	Replayed bool
+}
+
+// Importer imports work targets. An import runs in one store transaction: the
+// targets, the import job with all item results, its event and the
+// idempotency record are written together or not at all. Problems of one
+// target never fail the call: they reject that item (ValidationFailed,
+// TargetAlreadyExists, TargetNotFound, TargetCancelled in its errorCode).
+type Importer interface {
+	// ImportTarget imports one target (endpoint 2).
+	// Errors: InsufficientScope (inbound.targets.write), InvalidRequest (a
+	// value JSON cannot hold; a bad key), IdempotencyKeyReused,
+	// IdempotencyKeyInUse.
+	ImportTarget(ctx context.Context, caller Caller, target InboundTarget, opts WriteOptions) (ImportOutcome, error)
+	// ImportTargetJSON imports one target given as the JSON body of
+	// endpoint 2. Errors: those of ImportTarget, and InvalidRequest for a body
+	// that is not a JSON object.
+	ImportTargetJSON(ctx context.Context, caller Caller, body []byte, opts WriteOptions) (ImportOutcome, error)
+	// ImportBatch imports a batch's targets in order (endpoint 3).
+	// Errors: InsufficientScope (inbound.targets.batch.write), InvalidRequest
+	// (no targets, an unknown operation, a value JSON cannot hold, a bad key),
+	// PayloadTooLarge (more targets than the limit), IdempotencyKeyReused,
+	// IdempotencyKeyInUse.
+	ImportBatch(ctx context.Context, caller Caller, batch InboundTargetBatch, opts WriteOptions) (ImportOutcome, error)
+	// ImportBatchJSON imports a batch given as the JSON body of endpoint 3.
+	// Errors: those of ImportBatch, and InvalidRequest for a body that is not
+	// a JSON object or breaks the envelope's strictness (a member given twice,
+	// invalid UTF-8 outside the targets).
+	ImportBatchJSON(ctx context.Context, caller Caller, body []byte, opts WriteOptions) (ImportOutcome, error)
+}
+
+// JobQuery selects a page of import jobs. Nil Skip and Take take the defaults (0 and
+// 50); values out of range are clamped (skip ≥ 0, 1 ≤ take ≤ 200). Status and
+// SourceSystem, when not empty, are exact case-insensitive matches.
+type JobQuery struct {
+	Status       string
+	SourceSystem string
+	Skip         *int
+	Take         *int
+}
+
+// Page limits of JobQuery.
+const (
+	DefaultTake = 50
+	MaxTake     = 200
+)
+
+// Page returns the skip and take a query asks for, defaulted and clamped.
+func (q JobQuery) Page() (skip, take int) {
+	skip, take = 0, DefaultTake
+	if q.Skip != nil {
+		skip = max(*q.Skip, 0)
+	}
+	if q.Take != nil {
+		take = min(max(*q.Take, 1), MaxTake)
+	}
+	return skip, take
+}
+
+// JobStore reads the import jobs of the caller's tenant.
+type JobStore interface {
+	// ListJobs returns one page of jobs matching q, newest first, with the
+	// number of all matching jobs (endpoint 4). It never refuses a query: its
+	// bounds are clamped. Errors: InsufficientScope (import_jobs.read).
+	ListJobs(ctx context.Context, caller Caller, q JobQuery) (ImportJobList, error)
+	// GetJob returns one job with every item result (endpoint 5).
+	// Errors: InsufficientScope (import_jobs.read), NotFound.
+	GetJob(ctx context.Context, caller Caller, id int64) (ImportJobDetails, error)
+}
+
+// RouteSuggestionOutcome is the result of CreateRouteSuggestion.
+type RouteSuggestionOutcome struct {
+	Response CreateRouteSuggestionResponse
+	// Replayed is true when the outcome was stored by an earlier call with the same
+	// idempotency key and nothing was executed.
+	Replayed bool
+}
+
+// RouteSuggester builds draft routes from the targets of an import job and
+// keeps them.
+type RouteSuggester interface {
+	// CreateRouteSuggestion plans a draft route for the request's day from the
+	// job's targets and stores it (endpoint 6). Solves wait in a bounded queue.
+	// Errors: InsufficientScope (route_suggestions.create), InvalidRequest
+	// (routeDate missing or malformed; a value JSON cannot hold; a bad key),
+	// NotFound (job, employee or profile), RateLimited (the solve queue is
+	// full, with RetryAfter), IdempotencyKeyReused, IdempotencyKeyInUse.
+	CreateRouteSuggestion(ctx context.Context, caller Caller, jobID int64, req CreateImportJobRouteSuggestionRequest, opts WriteOptions) (RouteSuggestionOutcome, error)
+	// CreateRouteSuggestionJSON is CreateRouteSuggestion with the JSON body of
+	// endpoint 6. Errors: those of CreateRouteSuggestion, and InvalidRequest
+	// for a body that is not a JSON object or has a member of the wrong type.
+	CreateRouteSuggestionJSON(ctx context.Context, caller Caller, jobID int64, body []byte, opts WriteOptions) (RouteSuggestionOutcome, error)
+	// GetRouteSuggestion returns a suggestion of the caller's tenant.
+	// Errors: InsufficientScope (import_jobs.read), NotFound.
+	GetRouteSuggestion(ctx context.Context, caller Caller, id int64) (RouteSuggestion, error)
+	// RouteSuggestionsForJob lists the suggestions of a job of tenantID,
+	// oldest first; none for an unknown job.
+	RouteSuggestionsForJob(ctx context.Context, tenantID string, jobID int64) ([]RouteSuggestion, error)
+	// PublishRouteSuggestion ends a Draft as Published: the manager accepted
+	// it. Errors: NotFound, InvalidStateTransition (not a Draft).
+	PublishRouteSuggestion(ctx context.Context, tenantID string, id int64) (RouteSuggestion, error)
+	// DiscardRouteSuggestion ends a Draft as Discarded.
+	// Errors: NotFound, InvalidStateTransition (not a Draft).
+	DiscardRouteSuggestion(ctx context.Context, tenantID string, id int64) (RouteSuggestion, error)
+}
+
+// ClientRegistry creates, authenticates, lists and revokes Integration Clients.
+// API keys are `ick_` + 43 base64url characters; only their SHA-256 hash and their
+// first 8 characters are stored, so a key is shown once, by CreateClient.
+type ClientRegistry interface {
+	// CreateClient creates a client and returns it with its API key.
+	// Errors: InvalidRequest (a field beyond its bounds, an unknown scope,
+	// or the tenant already has a client with this id).
+	CreateClient(ctx context.Context, nc NewClient) (Client, string, error)
+	// Authenticate returns the caller an API key belongs to.
+	// Errors: Unauthorized, the same for a missing, malformed, unknown or
+	// revoked key.
+	Authenticate(ctx context.Context, apiKey string) (Caller, error)
+	// ListClients lists the clients of tenantID, or of every tenant when it
+	// is empty, by tenant and client id.
+	ListClients(ctx context.Context, tenantID string) ([]Client, error)
+	// RevokeClient revokes a client's key for good; revoking twice keeps the
+	// first revocation. Errors: NotFound.
+	RevokeClient(ctx context.Context, tenantID, clientID string) error
+}
+
+// AppointmentOutcome is the result of submitting an appointment request.
+type AppointmentOutcome struct {
+	Request AppointmentRequest
+	// Replayed is true when the outcome was stored by an earlier call with the same
+	// idempotency key and nothing was executed.
+	Replayed bool
+}
+
+// CancelAppointmentOutcome is the result of cancelling an appointment request.
+type CancelAppointmentOutcome struct {
+	Response CancelAppointmentResponse
+	// Replayed is true when the outcome was stored by an earlier call with the same
+	// idempotency key and nothing was executed.
+	Replayed bool
+}
+
+// AppointmentService keeps appointment requests and their lifecycle (the table
+// appointments.Transitions). Every write runs in one store transaction
+// together with its status history, its events and its idempotency record.
+type AppointmentService interface {
+	// SubmitAppointmentRequest creates a request as Submitted and runs the
+	// automatic checks in the same transaction, so it is returned Validated or
+	// PendingReview. Errors: InsufficientScope (appointment_requests.write),
+	// InvalidRequest (a bound violated, with the field path; a value JSON
+	// cannot hold; a bad key), IdempotencyKeyReused, IdempotencyKeyInUse.
+	SubmitAppointmentRequest(ctx context.Context, caller Caller, req NewAppointmentRequest, opts WriteOptions) (AppointmentOutcome, error)
+	// SubmitAppointmentRequestJSON is SubmitAppointmentRequest with the JSON
+	// body. Errors: those of SubmitAppointmentRequest, and InvalidRequest for
+	// a body that is not a JSON object, has a field not in the schema at any
+	// depth, or more than MaxPreferredTimeWindows windows.
+	SubmitAppointmentRequestJSON(ctx context.Context, caller Caller, body []byte, opts WriteOptions) (AppointmentOutcome, error)
+	// GetAppointmentRequest returns one request of the caller's tenant.
+	// Errors: InsufficientScope (appointment_requests.read), NotFound.
+	GetAppointmentRequest(ctx context.Context, caller Caller, id string) (AppointmentRequest, error)
+	// AppointmentRequestStatus returns a request's status with its history.
+	// Errors: InsufficientScope (appointment_requests.read), NotFound.
+	AppointmentRequestStatus(ctx context.Context, caller Caller, id string) (AppointmentStatusResponse, error)
+	// CancelAppointmentRequest cancels a request that has not started yet;
+	// cancelling a Cancelled one answers the original cancellation.
+	// Errors: InsufficientScope (appointment_requests.write), InvalidRequest
+	// (reason missing or too long, an unknown cancelledBy, a value JSON cannot
+	// hold, a bad key), NotFound, InvalidStateTransition (InProgress or
+	// final), IdempotencyKeyReused, IdempotencyKeyInUse.
+	CancelAppointmentRequest(ctx context.Context, caller Caller, id string, req CancelAppointmentRequest, opts WriteOptions) (CancelAppointmentOutcome, error)
+	// CancelAppointmentRequestJSON is CancelAppointmentRequest with the JSON
+	// body. Errors: those of CancelAppointmentRequest, and InvalidRequest for
+	// a body that is not a JSON object or has a field not in the schema.
+	CancelAppointmentRequestJSON(ctx context.Context, caller Caller, id string, body []byte, opts WriteOptions) (CancelAppointmentOutcome, error)
+	// TransitionAppointmentRequest performs a host action (accept, reject,
+	// schedule, assign, start, complete, fail) on a request of tenantID; note,
+	// when not empty, is kept in the history. Errors: InvalidRequest (not a
+	// host action), NotFound, InvalidStateTransition.
+	TransitionAppointmentRequest(ctx context.Context, tenantID, id string, action AppointmentAction, note string) (AppointmentStatusResponse, error)
+	// ListAppointmentRequests returns up to limit requests of tenantID with
+	// status (every status when empty) whose id sorts after the cursor after
+	// (from the start when empty). limit < 1 means DefaultTake; above MaxTake it
+	// is MaxTake. Errors: InvalidRequest (an unknown status).
+	ListAppointmentRequests(ctx context.Context, tenantID string, status AppointmentStatus, after string, limit int) (AppointmentRequestPage, error)
+}
+
 // WebhookSubscriptionOutcome is the result of a create or a rotation.
 type WebhookSubscriptionOutcome struct {
 	Subscription WebhookSubscriptionWithSecret
@@ -1379,152 +1410,38 @@ type WebhookSubscriptionOutcome struct {
 }
 
 // WebhookSubscriptionService lets Integration Clients manage their tenant's
-// webhook subscriptions. Every method requires webhooks.manage; another
-// tenant's subscription id is NotFound, like an unknown one. The writes that
-// return a secret are idempotent like every write.
-//
-// Errors: InsufficientScope, NotFound, InvalidRequest (body not JSON, an
-// unknown field, a URL that is not https or breaks the URL rules, an unknown
-// or missing event kind), IdempotencyKeyReused, IdempotencyKeyInUse.
+// webhook subscriptions; every method requires webhooks.manage. The writes
+// that return a secret are idempotent like every write.
 type WebhookSubscriptionService interface {
 	// CreateWebhookSubscription creates an enabled subscription and returns it
 	// with its signing secret; it receives the events after it.
+	// Errors: InsufficientScope, InvalidRequest (a URL that is not https or
+	// breaks the URL rules, an unknown or missing event kind, a value JSON
+	// cannot hold, a bad key), IdempotencyKeyReused, IdempotencyKeyInUse.
 	CreateWebhookSubscription(ctx context.Context, caller Caller, req WebhookSubscriptionRequest, opts WriteOptions) (WebhookSubscriptionOutcome, error)
-	// CreateWebhookSubscriptionJSON is CreateWebhookSubscription with the body as JSON.
+	// CreateWebhookSubscriptionJSON is CreateWebhookSubscription with the
+	// JSON body. Errors: those of CreateWebhookSubscription, and
+	// InvalidRequest for a body that is not a JSON object or has a field not
+	// in the schema.
 	CreateWebhookSubscriptionJSON(ctx context.Context, caller Caller, body []byte, opts WriteOptions) (WebhookSubscriptionOutcome, error)
-	// ListWebhookSubscriptions lists the caller's tenant's subscriptions by id.
+	// ListWebhookSubscriptions lists the caller's tenant's subscriptions by
+	// id, without secrets. Errors: InsufficientScope.
 	ListWebhookSubscriptions(ctx context.Context, caller Caller) (WebhookSubscriptionList, error)
 	// GetWebhookSubscription returns one subscription of the caller's tenant.
+	// Errors: InsufficientScope, NotFound.
 	GetWebhookSubscription(ctx context.Context, caller Caller, id int64) (WebhookSubscriptionInfo, error)
-	// DeleteWebhookSubscription removes a subscription and stops its deliveries.
+	// DeleteWebhookSubscription removes a subscription and stops its
+	// deliveries. Errors: InsufficientScope, NotFound.
 	DeleteWebhookSubscription(ctx context.Context, caller Caller, id int64) error
 	// RotateWebhookSubscriptionSecret gives a subscription a new secret and
 	// returns it; the old one signs nothing from then on.
+	// Errors: InsufficientScope, InvalidRequest (a bad key), NotFound,
+	// IdempotencyKeyReused, IdempotencyKeyInUse.
 	RotateWebhookSubscriptionSecret(ctx context.Context, caller Caller, id int64, opts WriteOptions) (WebhookSubscriptionOutcome, error)
 }
 
-// MaxQuoted is the most characters of a sent value that an error message
-// quotes or a rejected item's result keeps (DECISIONS.md "Bounded cost of
-// every request").
-const MaxQuoted = 200
-
-// Cut returns s, made valid UTF-8, cut to MaxQuoted characters followed by
-// "…" when it is longer: how a sent value appears in messages and results.
-func Cut(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if utf8.RuneCountInString(s) <= MaxQuoted {
-		return s
-	}
-	i := 0
-	for n := 0; n < MaxQuoted; n++ {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return s[:i] + "…"
-}
-
-// Quote is Cut(s) in double quotes, with Go escapes, for error messages.
-func Quote(s string) string { return strconv.Quote(Cut(s)) }
-
 // ---------------------------------------------------------------------------
-// JSON decoding problems
-
-// DecodeProblem words an error of decoding JSON into a Go value (with
-// github.com/go-json-experiment/json) as a message naming the field path, in the
-// same form as Validate: "planning.estimatedWorkMinutes must be an integer, not a
-// string", "preferredTimeWindows[0] must be an object". what names the decoded
-// document ("target", "cancel request") for problems of the document itself.
-func DecodeProblem(err error, what string) string {
-	var syntactic *jsontext.SyntacticError
-	if errors.As(err, &syntactic) {
-		if path := FieldPath(syntactic.JSONPointer); path != "" {
-			return fmt.Sprintf("%s is not valid JSON: %v", path, syntactic.Err)
-		}
-		return fmt.Sprintf("the %s is not valid JSON: %v", what, syntactic.Err)
-	}
-	var semantic *json.SemanticError
-	if !errors.As(err, &semantic) {
-		return fmt.Sprintf("the %s is not valid JSON", what)
-	}
-	path := FieldPath(semantic.JSONPointer)
-	switch {
-	case path == "":
-		return fmt.Sprintf("the %s must be a JSON object", what)
-	case errors.Is(semantic.Err, json.ErrUnknownName):
-		return fmt.Sprintf("%s is not a field of the %s (field names are case-sensitive)", path, what)
-	case semantic.GoType == nil:
-		return path + " is invalid"
-	}
-	return fmt.Sprintf("%s must be %s%s", path, describeType(semantic.GoType), received(semantic))
-}
-
-// DecodeObject decodes body, which must be one JSON object, into v. Every
-// problem is an InvalidRequest error whose message says what is wrong and
-// where: the body is not JSON, not an object, breaks the strictness rules of
-// CheckJSON, or a member has the wrong type (DecodeProblem). opts go to the
-// JSON decoder, e.g. json.RejectUnknownMembers(true) for a body without a
-// warnings channel.
-func DecodeObject(body []byte, v any, what string, opts ...json.Options) error {
-	return DecodeBounded(body, v, Limits{What: what}, opts...)
-}
-
-// DecodeBounded is DecodeObject with the bounds of l: body is checked by
-// CheckJSON first, so nothing is decoded from a body beyond a limit.
-func DecodeBounded(body []byte, v any, l Limits, opts ...json.Options) error {
-	if err := CheckJSON(body, l); err != nil {
-		return err
-	}
-	// CheckJSON found any name given twice, at a bounded cost; the decoder's
-	// own check keeps every name of an object in memory.
-	opts = append(opts, jsontext.AllowDuplicateNames(true))
-	if err := json.Unmarshal(body, v, opts...); err != nil {
-		problem := Errorf(CodeInvalidRequest, "%s", DecodeProblem(err, l.What))
-		if errors.Is(err, json.ErrUnknownName) {
-			// A caller refusing unknown members (json.RejectUnknownMembers)
-			// to learn whether there are any can tell this refusal apart.
-			return errors.Mark(problem, json.ErrUnknownName)
-		}
-		return problem
-	}
-	return nil
-}
-
-// EncodeRequest is the JSON of a request given as a Go value. Every typed entry
-// point of the services encodes its request and takes the JSON entry point's
-// path, so a Go caller gets exactly what an HTTP caller sending that JSON
-// gets, and both fingerprint alike. A value JSON cannot hold is refused as an
-// InvalidRequest naming its field, whether or not the write carries an
-// idempotency key: a string that is not valid UTF-8, a NaN or infinite
-// number, raw JSON (metadata) that is not JSON.
-func EncodeRequest(v any) ([]byte, error) {
-	body, err := json.Marshal(v)
-	if err == nil {
-		return body, nil
-	}
-	// Encoding a Go value fails only on values: a float that is not finite and
-	// raw JSON that is not JSON are semantic errors; a string that is not UTF-8
-	// is the one syntactic error of an encoder writing Go strings.
-	var semantic *json.SemanticError
-	var syntactic *jsontext.SyntacticError
-	switch {
-	case errors.As(err, &semantic) && semantic.GoType != nil && (semantic.GoType.Kind() == reflect.Float64 || semantic.GoType.Kind() == reflect.Float32):
-		return nil, Errorf(CodeInvalidRequest, "%s must be a finite number", encodedPath(semantic.JSONPointer))
-	case errors.As(err, &semantic):
-		return nil, Errorf(CodeInvalidRequest, "%s is not valid JSON", encodedPath(semantic.JSONPointer))
-	case errors.As(err, &syntactic):
-		return nil, Errorf(CodeInvalidRequest, "%s must be valid UTF-8", encodedPath(syntactic.JSONPointer))
-	}
-	return nil, errors.Wrap(err, "encoding a request")
-}
-
-// encodedPath is the field path of a value that could not be encoded; the
-// request itself when the pointer is empty.
-func encodedPath(p jsontext.Pointer) string {
-	if path := FieldPath(p); path != "" {
-		return path
-	}
-	return "the request"
-}
+// Reading requests: limits, decoding, encoding and field paths
 
 // MaxObjectMembers is the most members any JSON object in a request may have
 // (beyond the bounds of Limits): a body is read once and never decoded
@@ -1795,6 +1712,103 @@ func RequireObject(body []byte, opts ...json.Options) error {
 	return nil
 }
 
+// DecodeProblem words an error of decoding JSON into a Go value (with
+// github.com/go-json-experiment/json) as a message naming the field path, in the
+// same form as Validate: "planning.estimatedWorkMinutes must be an integer, not a
+// string", "preferredTimeWindows[0] must be an object". what names the decoded
+// document ("target", "cancel request") for problems of the document itself.
+func DecodeProblem(err error, what string) string {
+	var syntactic *jsontext.SyntacticError
+	if errors.As(err, &syntactic) {
+		if path := FieldPath(syntactic.JSONPointer); path != "" {
+			return fmt.Sprintf("%s is not valid JSON: %v", path, syntactic.Err)
+		}
+		return fmt.Sprintf("the %s is not valid JSON: %v", what, syntactic.Err)
+	}
+	var semantic *json.SemanticError
+	if !errors.As(err, &semantic) {
+		return fmt.Sprintf("the %s is not valid JSON", what)
+	}
+	path := FieldPath(semantic.JSONPointer)
+	switch {
+	case path == "":
+		return fmt.Sprintf("the %s must be a JSON object", what)
+	case errors.Is(semantic.Err, json.ErrUnknownName):
+		return fmt.Sprintf("%s is not a field of the %s (field names are case-sensitive)", path, what)
+	case semantic.GoType == nil:
+		return path + " is invalid"
+	}
+	return fmt.Sprintf("%s must be %s%s", path, describeType(semantic.GoType), received(semantic))
+}
+
+// DecodeObject decodes body, which must be one JSON object, into v. Every
+// problem is an InvalidRequest error whose message says what is wrong and
+// where: the body is not JSON, not an object, breaks the strictness rules of
+// CheckJSON, or a member has the wrong type (DecodeProblem). opts go to the
+// JSON decoder, e.g. json.RejectUnknownMembers(true) for a body without a
+// warnings channel.
+func DecodeObject(body []byte, v any, what string, opts ...json.Options) error {
+	return DecodeBounded(body, v, Limits{What: what}, opts...)
+}
+
+// DecodeBounded is DecodeObject with the bounds of l: body is checked by
+// CheckJSON first, so nothing is decoded from a body beyond a limit.
+func DecodeBounded(body []byte, v any, l Limits, opts ...json.Options) error {
+	if err := CheckJSON(body, l); err != nil {
+		return err
+	}
+	// CheckJSON found any name given twice, at a bounded cost; the decoder's
+	// own check keeps every name of an object in memory.
+	opts = append(opts, jsontext.AllowDuplicateNames(true))
+	if err := json.Unmarshal(body, v, opts...); err != nil {
+		problem := Errorf(CodeInvalidRequest, "%s", DecodeProblem(err, l.What))
+		if errors.Is(err, json.ErrUnknownName) {
+			// A caller refusing unknown members (json.RejectUnknownMembers)
+			// to learn whether there are any can tell this refusal apart.
+			return errors.Mark(problem, json.ErrUnknownName)
+		}
+		return problem
+	}
+	return nil
+}
+
+// EncodeRequest is the JSON of a request given as a Go value. Every typed entry
+// point of the services encodes its request and takes the JSON entry point's
+// path, so a Go caller gets exactly what an HTTP caller sending that JSON
+// gets, and both fingerprint alike. A value JSON cannot hold is refused as an
+// InvalidRequest naming its field, whether or not the write carries an
+// idempotency key: a string that is not valid UTF-8, a NaN or infinite
+// number, raw JSON (metadata) that is not JSON.
+func EncodeRequest(v any) ([]byte, error) {
+	body, err := json.Marshal(v)
+	if err == nil {
+		return body, nil
+	}
+	// Encoding a Go value fails only on values: a float that is not finite and
+	// raw JSON that is not JSON are semantic errors; a string that is not UTF-8
+	// is the one syntactic error of an encoder writing Go strings.
+	var semantic *json.SemanticError
+	var syntactic *jsontext.SyntacticError
+	switch {
+	case errors.As(err, &semantic) && semantic.GoType != nil && (semantic.GoType.Kind() == reflect.Float64 || semantic.GoType.Kind() == reflect.Float32):
+		return nil, Errorf(CodeInvalidRequest, "%s must be a finite number", encodedPath(semantic.JSONPointer))
+	case errors.As(err, &semantic):
+		return nil, Errorf(CodeInvalidRequest, "%s is not valid JSON", encodedPath(semantic.JSONPointer))
+	case errors.As(err, &syntactic):
+		return nil, Errorf(CodeInvalidRequest, "%s must be valid UTF-8", encodedPath(syntactic.JSONPointer))
+	}
+	return nil, errors.Wrap(err, "encoding a request")
+}
+
+// encodedPath is the field path of a value that could not be encoded; the
+// request itself when the pointer is empty.
+func encodedPath(p jsontext.Pointer) string {
+	if path := FieldPath(p); path != "" {
+		return path
+	}
+	return "the request"
+}
+
 // FieldPath turns a JSON pointer (/preferredTimeWindows/0/endUtc) into the path
 // used in messages (preferredTimeWindows[0].endUtc).
 //
@@ -1891,7 +1905,7 @@ func received(e *json.SemanticError) string {
 }
 
 // ---------------------------------------------------------------------------
-// Validation
+// Validation: the validate tags
 
 // Validate checks v against its `validate` tags and returns an InvalidRequest
 // *Error whose message names every failing field by its JSON path, e.g.
@@ -2048,4 +2062,53 @@ func fieldMessage(fe validator.FieldError) string {
 		return path + " must contain only printable ASCII characters"
 	}
 	return fmt.Sprintf("%s is invalid (%s)", path, fe.Tag())
+}
+
+// registerAppointmentValidations adds the rules of appointment requests that
+// tags alone cannot say: metadata must be a JSON object of bounded size, and a
+// time window must end after it starts.
+func registerAppointmentValidations(v *validator.Validate) {
+	must(v.RegisterValidation("jsonobject", isJSONObject))
+	must(v.RegisterValidation("maxbytes", maxBytes))
+	v.RegisterStructValidation(validateTimeWindow, AppointmentTimeWindow{})
+}
+
+func isJSONObject(fl validator.FieldLevel) bool {
+	v, ok := fl.Field().Interface().(jsontext.Value)
+	return ok && v.IsValid() && v.Kind() == '{'
+}
+
+// maxBytes is `maxbytes=N` for byte slices such as raw JSON; the built-in max
+// would call the bytes "entries".
+func maxBytes(fl validator.FieldLevel) bool {
+	limit, err := strconv.Atoi(fl.Param())
+	if err != nil {
+		panic(fmt.Sprintf("maxbytes: bad parameter %q", fl.Param()))
+	}
+	return fl.Field().Len() <= limit
+}
+
+func validateTimeWindow(sl validator.StructLevel) {
+	w := sl.Current().Interface().(AppointmentTimeWindow)
+	if !w.StartUtc.IsZero() && !w.EndUtc.IsZero() && !w.StartUtc.Before(w.EndUtc) {
+		sl.ReportError(w.EndUtc, "endUtc", "EndUtc", "after", "startUtc")
+	}
+}
+
+// appointmentFieldMessage words the failures of the tags above; ok is false for
+// any other tag.
+func appointmentFieldMessage(fe validator.FieldError, path string) (msg string, ok bool) {
+	switch fe.Tag() {
+	case "after":
+		sibling := fe.Param()
+		if i := strings.LastIndex(path, "."); i >= 0 {
+			sibling = path[:i+1] + sibling
+		}
+		return fmt.Sprintf("%s must be after %s", path, sibling), true
+	case "jsonobject":
+		return path + " must be a JSON object", true
+	case "maxbytes":
+		return fmt.Sprintf("%s must be at most %s bytes of compact JSON", path, fe.Param()), true
+	}
+	return "", false
 }
