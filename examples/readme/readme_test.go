@@ -47,7 +47,7 @@ func useTheLibrary(ctx context.Context, dir string) error {
 	}
 	fmt.Println(out.Result.Status, *out.Result.Items[1].ErrorMessage) // PartiallyAccepted title is required and must not be blank
 
-	// … or typed Go values; both share one validation and one set of semantics.
+	// … or typed Go values, taken as their JSON: both get exactly the same answers.
 	out, err = imports.ImportTarget(ctx, caller, connect.InboundTarget{ExternalID: "WO-3", Title: "Pump"}, connect.WriteOptions{})
 	if err != nil {
 		return err
