@@ -182,6 +182,9 @@ const (
 	CodePayloadTooLarge        ErrorCode = "PayloadTooLarge"
 	CodeRateLimited            ErrorCode = "RateLimited"
 	CodeInternalError          ErrorCode = "InternalError"
+	// CodeServiceUnavailable: something the request needs is down for now
+	// (the road engine): a retry after RetryAfter may succeed.
+	CodeServiceUnavailable ErrorCode = "ServiceUnavailable"
 )
 
 // Item-level error codes of an import (InboundImportItemResult.errorCode).
@@ -736,6 +739,23 @@ const (
 	// ExcludedMaxStopsReached: the target would fit in time, but the route has
 	// maxStops stops.
 	ExcludedMaxStopsReached ExclusionReason = "MaxStopsReached"
+	// ExcludedNoRoadAccess: the road network does not reach the target: it
+	// lies farther from any road than the road engine accepts, or no road
+	// connects it with the route's start and end.
+	ExcludedNoRoadAccess ExclusionReason = "NoRoadAccess"
+)
+
+// TravelModel names what a route's travel times come from.
+type TravelModel string
+
+// The travel models.
+const (
+	// TravelGreatCircle: the great-circle distance × the profile's detour
+	// factor ÷ its average speed; needs no map data.
+	TravelGreatCircle TravelModel = "greatCircle"
+	// TravelRoad: driving times and distances on the road network, from a
+	// road engine (OSRM) over OpenStreetMap data.
+	TravelRoad TravelModel = "road"
 )
 
 // RouteSuggestion is a draft route for one technician's day, as read with GET
@@ -767,11 +787,19 @@ type RouteSuggestion struct {
 	TotalTravelMinutes float64    `json:"totalTravelMinutes"`
 	TotalWorkMinutes   int        `json:"totalWorkMinutes"`
 	// WaitMinutes is the waiting of all stops together.
-	WaitMinutes float64             `json:"waitMinutes"`
-	Start       *RoutePoint         `json:"start"`
-	End         *RoutePoint         `json:"end"`
-	Stops       []RouteStop         `json:"stops"`
-	Excluded    []RouteExcludedItem `json:"excluded"`
+	WaitMinutes float64 `json:"waitMinutes"`
+	// TravelModel says what the travel times come from. TravelFallback is
+	// true when the service's road engine failed and the times are
+	// great-circle estimates instead (the operator allowed that).
+	TravelModel    TravelModel         `json:"travelModel"`
+	TravelFallback bool                `json:"travelFallback"`
+	Start          *RoutePoint         `json:"start"`
+	End            *RoutePoint         `json:"end"`
+	Stops          []RouteStop         `json:"stops"`
+	Excluded       []RouteExcludedItem `json:"excluded"`
+	// GeometryToEnd is the road path from the last stop to End, as for
+	// RouteStop.GeometryFromPrevious.
+	GeometryToEnd *string `json:"geometryToEnd"`
 }
 
 // RoutePoint is where a route starts or ends (the employee's locations).
@@ -798,6 +826,12 @@ type RouteStop struct {
 	DepartureUtc              time.Time `json:"departureUtc"`
 	TravelMinutesFromPrevious float64   `json:"travelMinutesFromPrevious"`
 	TravelKmFromPrevious      float64   `json:"travelKmFromPrevious"`
+	// GeometryFromPrevious is the road path from the previous stop (or the
+	// start) to this one, as an encoded polyline with precision 6 (Google's
+	// polyline algorithm, coordinates × 10⁶, latitude first: OSRM's
+	// "polyline6"); null when the travel model knows no roads, for the first
+	// stop of a route without a start, or when the path could not be fetched.
+	GeometryFromPrevious *string `json:"geometryFromPrevious"`
 }
 
 // RouteExcludedItem is an item of the import job that is not on the route.

@@ -23,6 +23,7 @@ var statusOf = map[connect.ErrorCode]int{
 	connect.CodePayloadTooLarge:        http.StatusRequestEntityTooLarge,
 	connect.CodeRateLimited:            http.StatusTooManyRequests,
 	connect.CodeInternalError:          http.StatusInternalServerError,
+	connect.CodeServiceUnavailable:     http.StatusServiceUnavailable,
 }
 
 // statusClientClosedRequest is recorded for a request whose client left

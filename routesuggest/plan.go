@@ -26,6 +26,11 @@ type plan struct {
 	// verdicts maps each job item (by index) to its exclusion, or to the
 	// target it stands for ("" reason).
 	verdicts []verdict
+	// noRoad[i] is true when the road network does not reach candidate i
+	// (markNoRoadAccess); such a candidate is no solver stop.
+	noRoad []bool
+	// stopCandidate maps each solver stop to its candidate.
+	stopCandidate []int
 }
 
 // verdict is what became of one job item.

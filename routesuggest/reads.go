@@ -33,7 +33,7 @@ func (s *Service) RouteSuggestionsForJob(ctx context.Context, tenantID string, j
 	err := s.cfg.Store.View(ctx, func(tx store.Tx) error {
 		recs, err := tx.RouteSuggestionsForJob(tenantID, jobID)
 		for _, r := range recs {
-			list = append(list, r.RouteSuggestion)
+			list = append(list, withTravelModel(r).RouteSuggestion)
 		}
 		return err
 	})
@@ -75,5 +75,19 @@ func suggestion(tx store.Tx, tenantID string, id int64) (*store.RouteSuggestion,
 	if errors.Is(err, connect.ErrNotFound) {
 		return nil, connect.Errorf(connect.CodeNotFound, "route suggestion %d not found", id)
 	}
-	return r, err
+	if err != nil {
+		return nil, err
+	}
+	*r = withTravelModel(*r)
+	return r, nil
+}
+
+// withTravelModel gives a suggestion stored before suggestions said what
+// their times came from the model they were planned with: great-circle, the
+// only one there was.
+func withTravelModel(r store.RouteSuggestion) store.RouteSuggestion {
+	if r.TravelModel == "" {
+		r.TravelModel = connect.TravelGreatCircle
+	}
+	return r
 }

@@ -11,6 +11,7 @@ package routesuggest
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"time"
 
@@ -22,8 +23,17 @@ import (
 type Config struct {
 	// Store keeps jobs, targets, suggestions, profiles and employees. Required.
 	Store store.Store
-	// Travel gives travel times and distances; nil means GreatCircle.
+	// Travel gives travel times and distances; nil means GreatCircle. A
+	// profile whose TravelModel is connect.TravelGreatCircle plans with
+	// GreatCircle whatever Travel is.
 	Travel TravelModel
+	// TravelFallback, when Travel is unavailable (its errors are marked
+	// ErrTravelUnavailable), plans with GreatCircle instead and says so in
+	// the suggestion (TravelFallback); when false, such a request fails with
+	// ServiceUnavailable and may be retried.
+	TravelFallback bool
+	// Logger receives the faults of the travel model; nil means slog.Default().
+	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// IdempotencyRetention is how long idempotency records are kept. Default 24h.
@@ -52,6 +62,9 @@ var _ connect.RouteSuggester = (*Service)(nil)
 func New(cfg Config) *Service {
 	if cfg.Travel == nil {
 		cfg.Travel = GreatCircle{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

@@ -2,6 +2,7 @@ package routesuggest
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"time"
 
@@ -21,16 +22,86 @@ func (s *Service) suggest(ctx context.Context, tenantID string, jobID int64, req
 		return connect.RouteSuggestion{}, 0, err
 	}
 	points := p.points()
-	travel, err := s.cfg.Travel.Matrix(ctx, points, p.profile)
+	model := s.model(p.profile)
+	travel, fallback, err := s.travel(ctx, model, points, p.profile)
 	if err != nil {
-		return connect.RouteSuggestion{}, 0, errors.Wrap(err, "computing travel times")
+		return connect.RouteSuggestion{}, 0, err
 	}
+	p.markNoRoadAccess(travel)
 	sol, err := solver.Solve(ctx, p.problem(travel, s.cfg.Iterations))
 	if err != nil {
 		return connect.RouteSuggestion{}, 0, errors.Wrap(err, "solving the route")
 	}
-	r := p.suggestion(sol, travel, points, now)
+	r := p.suggestion(sol, travel, now)
+	r.TravelFallback = fallback
+	if paths, ok := model.(RoadPaths); ok && !fallback {
+		s.drawOnRoads(ctx, paths, &r)
+	}
 	return r, len(p.job.Items) - len(r.Excluded), nil
+}
+
+// model is the travel model a profile plans with.
+func (s *Service) model(profile store.OptimizationProfile) TravelModel {
+	if profile.TravelModel == connect.TravelGreatCircle {
+		return GreatCircle{}
+	}
+	return s.cfg.Travel
+}
+
+// travel asks model for the travel between points. When the model is
+// unavailable, it falls back to great-circle estimates if the operator allows
+// it (fallback is then true), else fails with ServiceUnavailable; either way
+// the cause is logged for the operator, never shown to the caller.
+func (s *Service) travel(ctx context.Context, model TravelModel, points []Point, profile store.OptimizationProfile) (t Travel, fallback bool, err error) {
+	t, err = model.Matrix(ctx, points, profile)
+	if !errors.Is(err, ErrTravelUnavailable) {
+		return t, false, errors.Wrap(err, "computing travel times")
+	}
+	if !s.cfg.TravelFallback {
+		s.cfg.Logger.ErrorContext(ctx, "the road engine is unavailable; the route request fails", "error", err.Error())
+		return Travel{}, false, &connect.Error{Code: connect.CodeServiceUnavailable, RetryAfter: travelRetryAfter,
+			Message: "the road engine that plans routes is unavailable; retry later"}
+	}
+	s.cfg.Logger.WarnContext(ctx, "the road engine is unavailable; planning on great-circle estimates", "error", err.Error())
+	t, err = GreatCircle{}.Matrix(ctx, points, profile)
+	return t, true, err
+}
+
+// travelRetryAfter is when a request refused for want of the road engine may
+// be retried.
+const travelRetryAfter = 10 * time.Second
+
+// drawOnRoads gives every leg of r its road path, so that its map shows the
+// roads its times were measured on. It is best effort: a leg without a path
+// is drawn straight, and a failure is logged, not the request's.
+func (s *Service) drawOnRoads(ctx context.Context, paths RoadPaths, r *connect.RouteSuggestion) {
+	var route []Point
+	if r.Start != nil {
+		route = append(route, Point{r.Start.Latitude, r.Start.Longitude})
+	}
+	for _, stop := range r.Stops {
+		route = append(route, Point{stop.Latitude, stop.Longitude})
+	}
+	if r.End != nil && len(r.Stops) > 0 {
+		route = append(route, Point{r.End.Latitude, r.End.Longitude})
+	}
+	legs, err := paths.Paths(ctx, route)
+	if err != nil || len(legs) != max(len(route)-1, 0) {
+		s.cfg.Logger.WarnContext(ctx, "the road paths of a route could not be fetched; its map draws straight legs", "error", fmt.Sprint(err))
+		return
+	}
+	first := 0 // the stop the first leg leads to
+	if r.Start == nil {
+		first = 1
+	}
+	for i, leg := range legs {
+		geometry := encodePolyline(leg)
+		if stop := first + i; stop < len(r.Stops) {
+			r.Stops[stop].GeometryFromPrevious = &geometry
+		} else {
+			r.GeometryToEnd = &geometry
+		}
+	}
 }
 
 // load reads the job, the profile and the employee and sorts the job's items.
@@ -110,6 +181,44 @@ func (p *plan) depots() (start, end *connect.RoutePoint) {
 	return p.employee.Start, p.employee.End
 }
 
+// markNoRoadAccess finds the candidates the road network does not reach: a
+// candidate farther from any road than the model accepts, or one with no road
+// from the route's start or to its end (roads that connect two places connect
+// everything between, so no other order could reach it), or, on a route
+// without a start, one no road connects with any other candidate. The start
+// and end themselves are the employee's, taken as they snap.
+func (p *plan) markNoRoadAccess(t Travel) {
+	n := len(p.candidates)
+	p.noRoad = make([]bool, n)
+	start, end := -1, -1
+	if depot, _ := p.depots(); depot != nil {
+		start, end = n, n+1
+	}
+	for i := range n {
+		switch {
+		case t.OffRoad != nil && t.OffRoad[i]:
+			p.noRoad[i] = true
+		case start >= 0:
+			p.noRoad[i] = t.Seconds[start][i] >= NoRoute || t.Seconds[i][end] >= NoRoute
+		default:
+			p.noRoad[i] = n > 1 && isolated(t, i, n)
+		}
+	}
+}
+
+// isolated reports whether no road leads from candidate i to another of the n
+// candidates, or from another to it.
+func isolated(t Travel, i, n int) bool {
+	for j := range n {
+		if j != i && (t.Seconds[i][j] < NoRoute || t.Seconds[j][i] < NoRoute) {
+			return false
+		}
+	}
+	return true
+}
+
+// problem is the solver's problem: every candidate the roads reach is a stop
+// at its matrix node.
 func (p *plan) problem(travel Travel, iterations int) solver.Problem {
 	n := len(p.candidates)
 	pr := solver.Problem{
@@ -121,8 +230,12 @@ func (p *plan) problem(travel Travel, iterations int) solver.Problem {
 		pr.Start, pr.End = n, n+1
 	}
 	pr.ShiftStart, pr.ShiftEnd = p.shift()
+	p.stopCandidate = p.stopCandidate[:0]
 	for i, t := range p.candidates {
-		pr.Stops = append(pr.Stops, p.stop(i, t))
+		if !p.noRoad[i] {
+			pr.Stops = append(pr.Stops, p.stop(i, t))
+			p.stopCandidate = append(p.stopCandidate, i)
+		}
 	}
 	return pr
 }
@@ -142,10 +255,11 @@ var exclusion = map[solver.Reason]connect.ExclusionReason{
 }
 
 // suggestion turns the solution into the stored resource.
-func (p *plan) suggestion(sol solver.Solution, travel Travel, points []Point, now time.Time) connect.RouteSuggestion {
+func (p *plan) suggestion(sol solver.Solution, travel Travel, now time.Time) connect.RouteSuggestion {
 	r := connect.RouteSuggestion{
 		ImportJobID: p.job.ID, RouteDate: p.req.RouteDate, EmployeeID: p.req.EmployeeID,
 		Status: connect.RouteDraft, CreatedAtUtc: now, Stops: []connect.RouteStop{}, Excluded: []connect.RouteExcludedItem{},
+		TravelModel: travel.Model,
 	}
 	if p.profile.ID != 0 {
 		r.OptimizationProfileID = &p.profile.ID
@@ -167,8 +281,9 @@ func (p *plan) addStops(r *connect.RouteSuggestion, sol solver.Solution, travel 
 	var meters float64
 	var seconds, waiting int64
 	for i, v := range sol.Visits {
-		t := p.candidates[v.Stop]
-		legSeconds, legMeters := leg(travel, prev, v.Stop)
+		node := p.stopCandidate[v.Stop]
+		t := p.candidates[node]
+		legSeconds, legMeters := leg(travel, prev, node)
 		meters, seconds = meters+legMeters, seconds+legSeconds
 		wait := v.ServiceStart - v.Arrival
 		waiting += wait
@@ -180,7 +295,7 @@ func (p *plan) addStops(r *connect.RouteSuggestion, sol solver.Solution, travel 
 			TravelMinutesFromPrevious: minutes(legSeconds), TravelKmFromPrevious: round1(legMeters / 1000),
 		})
 		r.TotalWorkMinutes += t.Effective.EstimatedWorkMinutes
-		prev = v.Stop
+		prev = node
 	}
 	if len(sol.Visits) == 0 {
 		return
@@ -211,7 +326,12 @@ func leg(travel Travel, from, to int) (int64, float64) {
 func (p *plan) addExcluded(r *connect.RouteSuggestion, sol solver.Solution) {
 	unrouted := map[int64]connect.ExclusionReason{}
 	for _, u := range sol.Unrouted {
-		unrouted[p.candidates[u.Stop].ID] = exclusion[u.Reason]
+		unrouted[p.candidates[p.stopCandidate[u.Stop]].ID] = exclusion[u.Reason]
+	}
+	for i, t := range p.candidates {
+		if p.noRoad[i] {
+			unrouted[t.ID] = connect.ExcludedNoRoadAccess
+		}
 	}
 	for i, v := range p.verdicts {
 		reason := v.reason

@@ -22,7 +22,9 @@ import (
 //   - excluded items with coordinates as lettered grey diamonds, and a side
 //     list of every excluded item grouped by reason, keyed by those letters,
 //     with the number of those that have no coordinates;
-//   - a legend and a scale bar.
+//   - a legend and a scale bar;
+//   - on a route planned on the road network, every leg along its road
+//     path (straight where it has none) and the data's attribution.
 //
 // Markers that would overlap are pushed apart; a thin leader line joins a
 // pushed marker to its true place, and a label placed away from its marker to
@@ -79,6 +81,10 @@ type drawing struct {
 	excluded []*marker
 	groups   []exclusionGroup
 	labels   []label
+	// paths[i] is the road path into stop i; endPath the one from the last
+	// stop to the end. Nil where a leg has none: it is drawn straight.
+	paths   [][]connect.RoutePoint
+	endPath []connect.RoutePoint
 }
 
 // label is a stop's label in its place.
@@ -94,6 +100,11 @@ type label struct {
 func newDrawing(r connect.RouteSuggestion) *drawing {
 	d := &drawing{r: r, loc: zone(r.TimeZone)}
 	d.groups = groupExcluded(r.Excluded)
+	d.paths = make([][]connect.RoutePoint, len(r.Stops))
+	for i, stop := range r.Stops {
+		d.paths[i] = roadPath(stop.GeometryFromPrevious)
+	}
+	d.endPath = roadPath(r.GeometryToEnd)
 	places := d.places()
 	if len(places) == 0 {
 		return d
@@ -138,7 +149,27 @@ func (d *drawing) places() []connect.RoutePoint {
 			}
 		}
 	}
+	for _, path := range append(d.paths, d.endPath) {
+		ps = append(ps, path...)
+	}
 	return ps
+}
+
+// roadPath decodes a leg's geometry; nil when there is none or it cannot be
+// read (the leg is then drawn straight).
+func roadPath(geometry *string) []connect.RoutePoint {
+	if geometry == nil {
+		return nil
+	}
+	points, err := decodePolyline(*geometry)
+	if err != nil || len(points) < 2 {
+		return nil
+	}
+	path := make([]connect.RoutePoint, len(points))
+	for i, p := range points {
+		path[i] = connect.RoutePoint{Latitude: p.Latitude, Longitude: p.Longitude}
+	}
+	return path
 }
 
 // addMarkers creates the markers at their coordinates.

@@ -405,3 +405,43 @@ func BenchmarkSVG(b *testing.B) {
 		})
 	}
 }
+
+// TestSVGRoadLegs: a leg with a road path is drawn along it, from the marker
+// where it starts to the one where it ends, and a route planned on the road
+// network credits OpenStreetMap; legs without a path stay straight lines.
+func TestSVGRoadLegs(t *testing.T) {
+	r := goldenRoutes(t)["berlin-day.json"]
+	if len(r.Stops) < 2 || r.Start == nil {
+		t.Fatal("the Berlin day has no start or fewer than two stops")
+	}
+	r.TravelModel = connect.TravelRoad
+	from, to := r.Stops[0], r.Stops[1]
+	mid := connect.RoutePoint{Latitude: (from.Latitude+to.Latitude)/2 + 0.01, Longitude: (from.Longitude + to.Longitude) / 2}
+	path := routesuggest.EncodePolylineForTest([]connect.RoutePoint{{Latitude: from.Latitude, Longitude: from.Longitude}, mid, {Latitude: to.Latitude, Longitude: to.Longitude}})
+	r.Stops[1].GeometryFromPrevious = &path
+	root := parseSVG(t, routesuggest.SVG(r))
+	roads := root.all("leg road")
+	if len(roads) != 1 || len(strings.Fields(roads[0].attr("points"))) != 3 {
+		t.Fatalf("road legs %+v, want one of 3 points", roads)
+	}
+	points := strings.Fields(roads[0].attr("points"))
+	stops := root.all("stop")
+	first, last := markerShape(t, stops[0]), markerShape(t, stops[1])
+	if points[0] != fmt.Sprintf("%g,%g", first.x, first.y) || points[2] != fmt.Sprintf("%g,%g", last.x, last.y) {
+		t.Errorf("the road leg runs %s … %s, the markers are at %g,%g and %g,%g", points[0], points[2], first.x, first.y, last.x, last.y)
+	}
+	legs := len(r.Stops) // start→1, the stops between, last→end, one of them on the road
+	if r.End == nil {
+		legs--
+	}
+	if len(root.all("leg")) != legs {
+		t.Errorf("%d straight legs, want %d", len(root.all("leg")), legs)
+	}
+	if a := root.all("attribution"); len(a) != 1 || !strings.Contains(a[0].text(), "© OpenStreetMap contributors") {
+		t.Errorf("attribution %+v", a)
+	}
+	r.TravelModel, r.Stops[1].GeometryFromPrevious = connect.TravelGreatCircle, nil
+	if root := parseSVG(t, routesuggest.SVG(r)); len(root.all("attribution")) != 0 || len(root.all("leg road")) != 0 {
+		t.Error("a great-circle route credits OpenStreetMap or draws road legs")
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/integration-connect/connect"
 )
 
 // Colours of the map, chosen to stay apart in greyscale print.
@@ -63,6 +65,7 @@ func (d *drawing) writeMap(b *bytes.Buffer) {
 	}
 	d.writeScaleBar(b)
 	writeNorth(b)
+	d.writeAttribution(b)
 }
 
 // writeLegs draws the route, leg by leg, with an arrow in the middle of every
@@ -79,23 +82,29 @@ func (d *drawing) writeLegs(b *bytes.Buffer) {
 		end = d.depots[len(d.depots)-1]
 	}
 	if start != nil {
-		writeLeg(b, start, d.stops[0], true)
+		d.writeLeg(b, start, d.stops[0], d.paths[0], true)
 	}
 	for i := 1; i < len(d.stops); i++ {
-		writeLeg(b, d.stops[i-1], d.stops[i], false)
+		d.writeLeg(b, d.stops[i-1], d.stops[i], d.paths[i], false)
 	}
 	if end != nil {
-		writeLeg(b, d.stops[len(d.stops)-1], end, true)
+		d.writeLeg(b, d.stops[len(d.stops)-1], end, d.endPath, true)
 	}
 }
 
 // minArrowLeg is the shortest visible leg that gets an arrow.
 const minArrowLeg = 30.0
 
-func writeLeg(b *bytes.Buffer, from, to *marker, depot bool) {
+// writeLeg draws the leg from one marker to the next: along its road path
+// when it has one, straight otherwise.
+func (d *drawing) writeLeg(b *bytes.Buffer, from, to *marker, path []connect.RoutePoint, depot bool) {
 	dash := ""
 	if depot {
 		dash = ` stroke-dasharray="7 5"`
+	}
+	if len(path) >= 2 {
+		d.writeRoadLeg(b, from, to, path, dash)
+		return
 	}
 	x1, y1 := from.pos.rounded()
 	x2, y2 := to.pos.rounded()
@@ -109,6 +118,52 @@ func writeLeg(b *bytes.Buffer, from, to *marker, depot bool) {
 	// The arrow sits in the middle of the visible part of the leg.
 	mid := from.pos.add(u.scale(from.radius + (length-from.radius-to.radius)/2))
 	writeArrow(b, "arrow", mid, u)
+}
+
+// writeRoadLeg draws a leg along its road path, from the marker where the
+// leg starts to the one where it ends (a marker pushed aside pulls the ends of
+// the path with it), with an arrow halfway along.
+func (d *drawing) writeRoadLeg(b *bytes.Buffer, from, to *marker, path []connect.RoutePoint, dash string) {
+	page := make([]pt, len(path))
+	for i, p := range path {
+		page[i] = d.proj.at(p)
+	}
+	page[0], page[len(page)-1] = from.pos, to.pos
+	var points strings.Builder
+	length := 0.0
+	for i, p := range page {
+		if i > 0 {
+			points.WriteByte(' ')
+			length += p.distance(page[i-1])
+		}
+		points.WriteString(coord(p))
+	}
+	fmt.Fprintf(b, `<polyline class="leg road" points="%s" fill="none" stroke="%s" stroke-width="2.5" stroke-linejoin="round"%s/>`+"\n", points.String(), colourRoute, dash)
+	if length-from.radius-to.radius < minArrowLeg {
+		return
+	}
+	// The arrow sits halfway along the path, pointing along it.
+	half := length / 2
+	for i := 1; i < len(page); i++ {
+		seg := page[i].distance(page[i-1])
+		if seg > 0 && half <= seg {
+			u := page[i].sub(page[i-1]).scale(1 / seg)
+			writeArrow(b, "arrow", page[i-1].add(u.scale(half)), u)
+			return
+		}
+		half -= seg
+	}
+}
+
+// writeAttribution credits the map data of a route planned on the road
+// network (OpenStreetMap's licence, the ODbL, asks for it wherever its data
+// is shown), in the map's lower right corner.
+func (d *drawing) writeAttribution(b *bytes.Buffer) {
+	if d.r.TravelModel != connect.TravelRoad {
+		return
+	}
+	fmt.Fprintf(b, `<text class="attribution" x="%g" y="%g" font-size="10" fill="%s" text-anchor="end">Road times and paths: © OpenStreetMap contributors</text>`+"\n",
+		mapArea.x1-6, mapArea.y1-6, colourMuted)
 }
 
 // writeArrow draws an arrowhead at p pointing along the unit vector u.

@@ -172,7 +172,7 @@ func (c *Claim[T]) Fail(ctx context.Context, err error) (Outcome[T], error) {
 func answersEveryRetry(code connect.ErrorCode) bool {
 	switch code {
 	case connect.CodeInternalError, connect.CodeRateLimited, connect.CodeIdempotencyKeyInUse,
-		connect.CodeUnauthorized, connect.CodeInsufficientScope:
+		connect.CodeUnauthorized, connect.CodeInsufficientScope, connect.CodeServiceUnavailable:
 		return false
 	}
 	return true

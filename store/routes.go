@@ -67,9 +67,13 @@ type OptimizationProfile struct {
 	PriorityFactors map[string]int64 `json:"priorityFactors" validate:"dive,keys,notblank,endkeys,between=1:1000"`
 	// RevenuePerPoint is how much expected revenue (times close probability)
 	// plus customer value is worth one value point.
-	RevenuePerPoint float64   `json:"revenuePerPoint" validate:"between=0.01:1000000"`
-	CreatedAt       time.Time `json:"createdAt"`
-	UpdatedAt       time.Time `json:"updatedAt"`
+	RevenuePerPoint float64 `json:"revenuePerPoint" validate:"between=0.01:1000000"`
+	// TravelModel is connect.TravelGreatCircle to plan with great-circle
+	// estimates even when the service has a road engine; empty means the
+	// service's model (the road engine when one is configured).
+	TravelModel connect.TravelModel `json:"travelModel,omitempty" validate:"omitempty,oneof=greatCircle"`
+	CreatedAt   time.Time           `json:"createdAt"`
+	UpdatedAt   time.Time           `json:"updatedAt"`
 }
 
 // Employee is a technician: where the day starts and ends, and the working

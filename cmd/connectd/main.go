@@ -1,6 +1,6 @@
 // Command connectd is the Integration Connect server and its admin commands.
 //
-//	connectd serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d] [--route-concurrency N] [--route-queue 64] [--webhook-allow-private-networks]
+//	connectd serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d] [--route-concurrency N] [--route-queue 64] [--webhook-allow-private-networks] [--osrm-url URL] [--osrm-table-limit 100] [--osrm-timeout 10s] [--osrm-max-snap 500] [--osrm-fallback]
 //	connectd migrate --database-url URL
 //	connectd keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR | --database-url URL]
 //	connectd keys list [--tenant T] [--data DIR | --database-url URL]
@@ -11,7 +11,7 @@
 //	connectd customers archive --tenant T --id N [--data DIR | --database-url URL]
 //	connectd customers block --tenant T --id N [--data DIR | --database-url URL]
 //	connectd customers reactivate --tenant T --id N [--data DIR | --database-url URL]
-//	connectd profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--data DIR | --database-url URL]
+//	connectd profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--great-circle] [--data DIR | --database-url URL]
 //	connectd profiles list --tenant T [--data DIR | --database-url URL]
 //	connectd profiles remove --tenant T --id N [--data DIR | --database-url URL]
 //	connectd employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--profile N] [--data DIR | --database-url URL]

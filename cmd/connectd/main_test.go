@@ -138,7 +138,10 @@ func TestProfileAndEmployeeCommands(t *testing.T) {
 	}{
 		{[]string{"profiles", "add", "--tenant", "acme", "--name", "Berlin vans", "--speed", "32", "--time-zone", "Europe/Berlin", "--shift-start", "07:00"}, 0, "Created optimization profile 1"},
 		{[]string{"profiles", "add", "--tenant", "acme", "--name", "x", "--time-zone", "Berlin"}, 2, "--time-zone must be an IANA time zone"},
+		{[]string{"profiles", "add", "--tenant", "acme", "--name", "Estimates", "--great-circle"}, 0, "Created optimization profile 2"},
 		{[]string{"profiles", "list", "--tenant", "acme"}, 0, "Berlin vans  32"},
+		{[]string{"profiles", "list", "--tenant", "acme"}, 0, "07:00-17:00  Europe/Berlin  -\n"},
+		{[]string{"profiles", "list", "--tenant", "acme"}, 0, "UTC            greatCircle\n"},
 		{[]string{"employees", "set", "--tenant", "acme", "--id", "tech-1", "--name", "Jo", "--start", "52.45,13.30", "--profile", "1"}, 0, `Saved employee "tech-1"`},
 		{[]string{"employees", "set", "--tenant", "acme", "--id", "tech-2", "--start", "north"}, 2, "want LAT,LON"},
 		{[]string{"employees", "set", "--tenant", "acme", "--id", "tech-2", "--profile", "9"}, 1, "no optimization profile 9"},

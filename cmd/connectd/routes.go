@@ -32,7 +32,7 @@ func withRoutes(ctx context.Context, a *flagSet, fn func(*routesuggest.Service) 
 
 func runProfilesAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	d := routesuggest.DefaultProfile()
-	a := newAdmin("profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--data DIR | --database-url URL]", stdout, stderr)
+	a := newAdmin("profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--great-circle] [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.tenant()
 	name := a.requiredString("name", "profile name")
 	p := store.OptimizationProfile{}
@@ -41,12 +41,16 @@ func runProfilesAdd(ctx context.Context, args []string, stdout, stderr io.Writer
 	a.StringVar(&p.ShiftStart, "shift-start", d.ShiftStart, "start of the working day, HH:MM in --time-zone")
 	a.StringVar(&p.ShiftEnd, "shift-end", d.ShiftEnd, "end of the working day, HH:MM in --time-zone")
 	a.StringVar(&p.TimeZone, "time-zone", d.TimeZone, "the tenant's IANA time zone, e.g. Europe/Berlin")
+	greatCircle := a.Bool("great-circle", false, "plan with great-circle estimates even when the server has a road engine (--osrm-url)")
 	a.feeds("speed", "averageSpeedKmh")
 	a.feeds("detour", "detourFactor")
 	if err := a.parse(args); err != nil {
 		return err
 	}
 	p.Name = *name
+	if *greatCircle {
+		p.TravelModel = connect.TravelGreatCircle
+	}
 	return withRoutes(ctx, a, func(routes *routesuggest.Service) error {
 		created, err := routes.CreateProfile(ctx, *tenant, p)
 		if err != nil {
@@ -69,9 +73,10 @@ func runProfilesList(ctx context.Context, args []string, stdout, stderr io.Write
 			return err
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tKM/H\tDETOUR\tSHIFT\tTIME ZONE")
+		fmt.Fprintln(tw, "ID\tNAME\tKM/H\tDETOUR\tSHIFT\tTIME ZONE\tTRAVEL")
 		for _, p := range list {
-			fmt.Fprintf(tw, "%d\t%s\t%g\t%g\t%s-%s\t%s\n", p.ID, p.Name, p.AverageSpeedKmh, p.DetourFactor, p.ShiftStart, p.ShiftEnd, p.TimeZone)
+			travel := string(p.TravelModel)
+			fmt.Fprintf(tw, "%d\t%s\t%g\t%g\t%s-%s\t%s\t%s\n", p.ID, p.Name, p.AverageSpeedKmh, p.DetourFactor, p.ShiftStart, p.ShiftEnd, p.TimeZone, orDash(&travel))
 		}
 		return tw.Flush()
 	})

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -44,10 +46,12 @@ type serveOptions struct {
 	jobRetention                 days
 	routeConcurrency, routeQueue int
 	webhookAllowPrivateNetworks  bool
+	osrm                         routesuggest.OSRM
+	osrmFallback                 bool
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d] [--route-concurrency N] [--route-queue 64] [--webhook-allow-private-networks]", stdout, stderr)
+	fs := newFlags("serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d] [--route-concurrency N] [--route-queue 64] [--webhook-allow-private-networks] [--osrm-url URL] [--osrm-table-limit 100] [--osrm-timeout 10s] [--osrm-max-snap 500] [--osrm-fallback]", stdout, stderr)
 	var o serveOptions
 	o.where.register(fs.FlagSet, "data directory holding connect.db and admin.sock, created if missing")
 	o.where.registerPool(fs.FlagSet)
@@ -65,11 +69,19 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&o.routeConcurrency, "route-concurrency", 0, "route suggestions solved at a time; 0 means one per core")
 	fs.IntVar(&o.routeQueue, "route-queue", routesuggest.DefaultQueueLength, "route suggestions that may wait for a solver, first in first out; beyond, 429 RateLimited (0: none may wait)")
 	fs.BoolVar(&o.webhookAllowPrivateNetworks, "webhook-allow-private-networks", false, "deliver webhooks also to hosts that are or resolve to loopback, private, CGNAT, link-local, unspecified or multicast addresses")
+	fs.StringVar(&o.osrm.URL, "osrm-url", os.Getenv("CONNECT_OSRM_URL"), "plan routes on road travel times from this OSRM server, such as http://127.0.0.1:5000 (env CONNECT_OSRM_URL); empty: great-circle estimates")
+	fs.IntVar(&o.osrm.TableLimit, "osrm-table-limit", routesuggest.DefaultOSRMTableLimit, "the OSRM server's --max-table-size; larger matrices are fetched in blocks")
+	fs.DurationVar(&o.osrm.Timeout, "osrm-timeout", routesuggest.DefaultOSRMTimeout, "how long one route's travel times may take to fetch")
+	fs.Float64Var(&o.osrm.MaxSnapMeters, "osrm-max-snap", routesuggest.DefaultMaxSnapMeters, "metres a target may lie from the nearest road; farther ones are excluded as NoRoadAccess")
+	fs.BoolVar(&o.osrmFallback, "osrm-fallback", false, "when the OSRM server fails, plan on great-circle estimates (the suggestion says so) instead of answering 503")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if !strings.HasPrefix(o.basePath, "/") {
 		return fs.usageError("--base-path must start with /, such as /api/v1")
+	}
+	if u, err := url.Parse(o.osrm.URL); o.osrm.URL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+		return fs.usageError("--osrm-url must be an http or https URL, such as http://127.0.0.1:5000")
 	}
 	logger := newLogger(stderr, o.logFormat.value, o.logLevel.value)
 	srv, err := startServer(ctx, o, stdout, logger)
@@ -132,7 +144,7 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 	cfg := httpapi.Config{
 		BasePath: o.basePath, Clients: clients, Importer: imports, Jobs: imports,
 		Appointments: appointments.New(appointments.Config{Store: s.store}),
-		Routes:       routesuggest.New(routesuggest.Config{Store: s.store, Concurrency: o.routeConcurrency, QueueLength: routeQueue(o.routeQueue)}),
+		Routes:       routesuggest.New(s.routeConfig(o)),
 		DrawRoute:    routesuggest.SVG,
 		Webhooks:     &webhooks.Subscriptions{Store: s.store, URLs: webhooks.URLPolicy{AllowPrivateNetworks: o.webhookAllowPrivateNetworks}},
 		Logger:       s.logger, MetricsElsewhere: o.metricsAddr != "", Version: version,
@@ -168,7 +180,7 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 	if s.addr, err = s.listen(o.addr, handler); err != nil {
 		return err
 	}
-	s.logger.Info("connectd listening", "url", "http://"+s.addr+o.basePath, "store", o.where.describe(), "version", version)
+	s.logger.Info("connectd listening", "url", "http://"+s.addr+o.basePath, "store", o.where.describe(), "travel", travelDescription(o), "version", version)
 	if o.dev {
 		return createDemoClient(ctx, clients, s.addr, o.basePath, stdout)
 	}
@@ -276,6 +288,32 @@ func createDemoClient(ctx context.Context, clients *store.Clients, addr, basePat
 func demoClientExists(ctx context.Context, clients *store.Clients) bool {
 	list, err := clients.ListClients(ctx, "demo")
 	return err == nil && slices.ContainsFunc(list, func(c connect.Client) bool { return c.ClientID == "demo-client" })
+}
+
+// routeConfig is the route service's configuration: its bounds, and the road
+// engine when --osrm-url names one.
+func (s *server) routeConfig(o serveOptions) routesuggest.Config {
+	cfg := routesuggest.Config{Store: s.store, Concurrency: o.routeConcurrency, QueueLength: routeQueue(o.routeQueue), Logger: s.logger}
+	if o.osrm.URL != "" {
+		cfg.Travel, cfg.TravelFallback = &o.osrm, o.osrmFallback
+	}
+	return cfg
+}
+
+// travelDescription says what route suggestions plan with, for the log
+// (never a password the URL may hold).
+func travelDescription(o serveOptions) string {
+	if o.osrm.URL == "" {
+		return "great-circle estimates"
+	}
+	engine := "OSRM at " + o.osrm.URL
+	if u, err := url.Parse(o.osrm.URL); err == nil {
+		engine = "OSRM at " + u.Redacted()
+	}
+	if o.osrmFallback {
+		return engine + ", great-circle estimates while it fails"
+	}
+	return engine
 }
 
 // routeQueue turns the --route-queue flag into routesuggest.Config.QueueLength,

@@ -12,7 +12,7 @@ import (
 // connectd section and of the package documentation; the tests below keep
 // the three and each command's help equal.
 var usageLines = []string{
-	"serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d] [--route-concurrency N] [--route-queue 64] [--webhook-allow-private-networks]",
+	"serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d] [--route-concurrency N] [--route-queue 64] [--webhook-allow-private-networks] [--osrm-url URL] [--osrm-table-limit 100] [--osrm-timeout 10s] [--osrm-max-snap 500] [--osrm-fallback]",
 	"migrate --database-url URL",
 	"keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR | --database-url URL]",
 	"keys list [--tenant T] [--data DIR | --database-url URL]",
@@ -23,7 +23,7 @@ var usageLines = []string{
 	"customers archive --tenant T --id N [--data DIR | --database-url URL]",
 	"customers block --tenant T --id N [--data DIR | --database-url URL]",
 	"customers reactivate --tenant T --id N [--data DIR | --database-url URL]",
-	"profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--data DIR | --database-url URL]",
+	"profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--great-circle] [--data DIR | --database-url URL]",
 	"profiles list --tenant T [--data DIR | --database-url URL]",
 	"profiles remove --tenant T --id N [--data DIR | --database-url URL]",
 	"employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--profile N] [--data DIR | --database-url URL]",

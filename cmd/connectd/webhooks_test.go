@@ -30,6 +30,8 @@ func TestWebhooksCommandLine(t *testing.T) {
 		{[]string{"webhooks", "remove", "--tenant", "t", "--id", "7", "--data", data}, 1, `tenant "t" has no webhook subscription 7`},
 		{[]string{"serve", "--webhook-retry-min", "soon"}, 2, `invalid value "soon" for flag --webhook-retry-min`},
 		{[]string{"serve", "--base-path", "api/v1"}, 2, "--base-path must start with /"},
+		{[]string{"serve", "--osrm-url", "127.0.0.1:5000"}, 2, "--osrm-url must be an http or https URL, such as http://127.0.0.1:5000"},
+		{[]string{"serve", "--osrm-table-limit", "many"}, 2, `invalid value "many" for flag --osrm-table-limit`},
 	}
 	for _, tc := range tests {
 		status, out, errOut := runCLI(t, tc.args...)
