@@ -5,13 +5,18 @@
 //
 // Usage:
 //
-//	routebench [-json] [-ref NAME=VALUE ...] [-seed N] [-iterations N] FILE...
+//	routebench [-json] [-ref NAME=VALUE ...] [-known] [-vehicles 1,2,3,4] [-seed N] [-iterations N] FILE...
 //
 // The format of each file is recognised from its content: TSPLIB (EUC_2D
-// symmetric TSP, objective = tour length, minimized) or KU Leuven TOPTW (one
-// vehicle, objective = collected score, maximized). A bad file is reported on
-// stderr and the other files are still processed; the exit status is 1 when
-// any file was bad or any route failed the check, 2 on a usage error.
+// symmetric TSP, objective = tour length, minimized) or KU Leuven TOPTW
+// (objective = collected score, maximized), which is solved for every number
+// of vehicles -vehicles lists (the team orienteering problem with time
+// windows; a line per number, named NAME/mK for K > 1). -known takes the
+// references of the instances in routesuggest/testdata from
+// bench.TOPTWReferences; -ref sets one (NAME or NAME/mK). A bad file is
+// reported on stderr and the other files are still processed; the exit status
+// is 1 when any file was bad or any route failed the check, 2 on a usage
+// error.
 package main
 
 import (
@@ -41,6 +46,8 @@ func main() {
 type options struct {
 	json       bool
 	refs       refFlag
+	known      bool
+	vehicles   []int
 	seed       uint64
 	iterations int
 }
@@ -80,11 +87,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 			status = 1
 			continue
 		}
-		if !res.Feasible {
-			fmt.Fprintf(stderr, "routebench: %s: %s\n", path, res.check)
-			status = 1
+		for _, r := range res {
+			if !r.Feasible {
+				fmt.Fprintf(stderr, "routebench: %s: %s\n", r.Instance, r.check)
+				status = 1
+			}
 		}
-		results = append(results, res)
+		results = append(results, res...)
 	}
 	if err := write(stdout, results, opts.json); err != nil {
 		fmt.Fprintf(stderr, "routebench: %v\n", err)
@@ -104,10 +113,20 @@ func parseFlags(args []string, stderr io.Writer) (options, []string, error) {
 	}
 	fs.BoolVar(&opts.json, "json", false, "print one JSON object per instance per line")
 	fs.Var(opts.refs, "ref", "reference objective of instance NAME (repeatable)")
+	fs.BoolVar(&opts.known, "known", false, "take the references of the test-data instances (bench.TOPTWReferences)")
+	vehicles := fs.String("vehicles", "1", "numbers of vehicles to solve TOPTW instances for, such as 1,2,3,4")
 	fs.Uint64Var(&opts.seed, "seed", 1, "solver seed")
 	fs.IntVar(&opts.iterations, "iterations", 0, "solver iterations (0 = solver default)")
 	if err := fs.Parse(args); err != nil {
 		return opts, nil, err
+	}
+	for _, f := range strings.Split(*vehicles, ",") {
+		m, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || m < 1 || m > 50 {
+			fmt.Fprintf(stderr, "routebench: -vehicles: %q is not a number of vehicles from 1 to 50\n", f)
+			return opts, nil, errors.New("bad -vehicles")
+		}
+		opts.vehicles = append(opts.vehicles, m)
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
@@ -125,20 +144,62 @@ type result struct {
 	GapPercent *float64 `json:"gapPercent"`
 	MS         float64  `json:"ms"`
 	Feasible   bool     `json:"feasible"`
-	Route      []int    `json:"route"`
-	check      string   // "feasible" or "INFEASIBLE: why"
+	// Route is the route of one vehicle; Vehicles and Routes those of a team.
+	Route    []int   `json:"route,omitempty"`
+	Vehicles int     `json:"vehicles,omitempty"`
+	Routes   [][]int `json:"routes,omitempty"`
+	check    string  // "feasible" or "INFEASIBLE: why"
 }
 
-// runFile parses, solves and verifies one file.
-func runFile(path string, opts options) (result, error) {
+// runFile parses one file, and solves and verifies it for every number of
+// vehicles (TSPLIB instances for one).
+func runFile(path string, opts options) ([]result, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return result{}, err
+		return nil, err
 	}
 	in, err := bench.Parse(path, data)
 	if err != nil {
+		return nil, err
+	}
+	var results []result
+	for _, m := range opts.vehicles {
+		if m > 1 && in.Format != bench.TOPTW {
+			continue
+		}
+		res, err := solve(in, m, opts)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, res)
+	}
+	return results, nil
+}
+
+// solve solves and verifies an instance with m vehicles.
+func solve(in *bench.Instance, m int, opts options) (result, error) {
+	if m == 1 {
+		return solveOne(in, opts)
+	}
+	began := time.Now()
+	p := in.TeamProblem(m)
+	p.Seed, p.Iterations = opts.seed, opts.iterations
+	sol, err := solver.SolveTeam(context.Background(), p)
+	if err != nil {
 		return result{}, err
 	}
+	res := result{
+		Instance: fmt.Sprintf("%s/m%d", in.Name, m), Format: string(in.Format), Objective: sol.Value,
+		MS:       math.Round(float64(time.Since(began).Microseconds())/100) / 10,
+		Vehicles: m, Routes: in.TeamRoutes(sol),
+	}
+	res.setReference(in, m, opts)
+	res.verifyTeam(in, p, sol)
+	return res, nil
+}
+
+// solveOne solves and verifies an instance with one vehicle.
+func solveOne(in *bench.Instance, opts options) (result, error) {
 	began := time.Now()
 	p := in.Problem()
 	p.Seed, p.Iterations = opts.seed, opts.iterations
@@ -152,15 +213,18 @@ func runFile(path string, opts options) (result, error) {
 		MS:        math.Round(float64(time.Since(began).Microseconds())/100) / 10,
 		Route:     in.Route(sol),
 	}
-	res.setReference(in, opts.refs)
+	res.setReference(in, 1, opts)
 	res.verify(in, p, sol)
 	return res, nil
 }
 
 // setReference fills the reference and gap when one was given for the
-// instance name.
-func (res *result) setReference(in *bench.Instance, refs refFlag) {
-	ref, ok := refs[in.Name]
+// result's name, or is known for the instance with m vehicles (-known).
+func (res *result) setReference(in *bench.Instance, m int, opts options) {
+	ref, ok := opts.refs[res.Instance]
+	if known, found := bench.TOPTWReferences[in.Name]; !ok && opts.known && found && in.Format == bench.TOPTW && m < len(known) {
+		ref, ok = known[m].Value, known[m].Value > 0
+	}
 	if !ok {
 		return
 	}
@@ -182,6 +246,32 @@ func (res *result) verify(in *bench.Instance, p solver.Problem, sol solver.Solut
 		return
 	}
 	obj, err := in.Verify(res.Route)
+	switch {
+	case err != nil:
+		res.check = "INFEASIBLE: " + err.Error()
+	case obj != res.Objective:
+		res.check = fmt.Sprintf("INFEASIBLE: objective recomputed as %d, solver says %d", obj, res.Objective)
+	default:
+		res.Feasible, res.check = true, "feasible"
+	}
+}
+
+// verifyTeam re-checks a team's routes twice, like verify: with
+// solver.CheckTeam and with the instance's own arithmetic, which also checks
+// that no customer is on two routes.
+func (res *result) verifyTeam(in *bench.Instance, p solver.TeamProblem, sol solver.TeamSolution) {
+	orders := make([][]int, len(sol.Routes))
+	for k, r := range sol.Routes {
+		for _, v := range r.Visits {
+			orders[k] = append(orders[k], v.Stop)
+		}
+	}
+	checked, err := solver.CheckTeam(p, orders)
+	if err != nil || checked.Value != res.Objective {
+		res.check = fmt.Sprintf("INFEASIBLE: solver.CheckTeam gives %d (%v), SolveTeam said %d", checked.Value, err, res.Objective)
+		return
+	}
+	obj, err := in.VerifyTeam(res.Routes)
 	switch {
 	case err != nil:
 		res.check = "INFEASIBLE: " + err.Error()
@@ -219,11 +309,21 @@ func writeTable(w io.Writer, results []result) error {
 		return err
 	}
 	for _, f := range []bench.Format{bench.TSPLIB, bench.TOPTW} {
-		if mean, n := meanGap(results, string(f)); n > 0 {
-			fmt.Fprintf(w, "mean gap %s: %.2f%% over %d instances\n", f, mean, n)
+		for m := 1; m <= 50; m++ {
+			if mean, n := meanGap(results, string(f), m); n > 0 {
+				fmt.Fprintf(w, "mean gap %s%s: %.2f%% over %d instances\n", f, teamLabel(m), mean, n)
+			}
 		}
 	}
 	return nil
+}
+
+// teamLabel names a number of vehicles in the mean-gap lines ("" for one).
+func teamLabel(m int) string {
+	if m == 1 {
+		return ""
+	}
+	return fmt.Sprintf(" m=%d", m)
 }
 
 // optional formats v, or "-" when it is absent.
@@ -234,11 +334,12 @@ func optional(v *float64, format string) string {
 	return fmt.Sprintf(format, *v)
 }
 
-// meanGap averages the gaps of the results of one format that have one.
-func meanGap(results []result, format string) (float64, int) {
+// meanGap averages the gaps of the results of one format and number of
+// vehicles that have one.
+func meanGap(results []result, format string, m int) (float64, int) {
 	sum, n := 0.0, 0
 	for _, r := range results {
-		if r.Format == format && r.GapPercent != nil {
+		if r.Format == format && max(r.Vehicles, 1) == m && r.GapPercent != nil {
 			sum += *r.GapPercent
 			n++
 		}

@@ -179,3 +179,50 @@ func TestFormatVariants(t *testing.T) {
 		t.Fatalf("tiny: want vertices 1 and 2 visited from 0, got %s", lines[1])
 	}
 }
+
+// TestTeams: -vehicles solves a TOPTW instance for every number of vehicles
+// listed, one line each (NAME/mK), with every route verified, no customer on
+// two routes, and -known's published references; TSPLIB instances are
+// solved for one vehicle only.
+func TestTeams(t *testing.T) {
+	status, out, errOut := runBench(t, "-json", "-known", "-iterations", "300", "-vehicles", "1,3",
+		testdata+"c101.txt", testdata+"eil51.tsp")
+	if status != 0 {
+		t.Fatalf("status %d, stderr %s", status, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want c101, c101/m3 and eil51, got:\n%s", out)
+	}
+	var team struct {
+		Instance  string   `json:"instance"`
+		Reference *float64 `json:"reference"`
+		Objective int64    `json:"objective"`
+		Feasible  bool     `json:"feasible"`
+		Vehicles  int      `json:"vehicles"`
+		Routes    [][]int  `json:"routes"`
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &team); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, r := range team.Routes {
+		for _, v := range r[1:] {
+			if seen[v] {
+				t.Fatalf("customer %d on two routes: %v", v, team.Routes)
+			}
+			seen[v] = true
+		}
+	}
+	if team.Instance != "c101/m3" || team.Vehicles != 3 || len(team.Routes) != 3 || !team.Feasible ||
+		team.Reference == nil || *team.Reference != 810 || team.Objective < 700 {
+		t.Fatalf("team line %s", lines[1])
+	}
+	var single map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &single); err != nil || single["reference"] != 320.0 || single["vehicles"] != nil {
+		t.Fatalf("one-vehicle line %s (%v)", lines[0], err)
+	}
+	if status, _, errOut := runBench(t, "-vehicles", "0", testdata+"c101.txt"); status != 2 || !strings.Contains(errOut, "-vehicles") {
+		t.Errorf("-vehicles 0: status %d, stderr %s", status, errOut)
+	}
+}

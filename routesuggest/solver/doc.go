@@ -1,8 +1,9 @@
 // Package solver is the route optimizer core: it plans the route of one
-// vehicle through a set of stops on an abstract problem (a travel-time
-// matrix, time windows, values), independent of HTTP, storage and real-world
-// units. The adapter from import-job targets, the HTTP host and the benchmark
-// runner all build a Problem and call Solve.
+// vehicle (Problem, Solve), or the routes of a team of vehicles sharing one
+// set of stops (TeamProblem, SolveTeam), on an abstract problem (travel-time
+// matrices, time windows, values, breaks), independent of HTTP, storage and
+// real-world units. The adapter from targets, the HTTP host and the
+// benchmark runner build problems and call the solver.
 //
 // # Objective and constraints
 //
@@ -15,6 +16,30 @@
 // is chosen, its schedule is the one with the least waiting (see Solution):
 // it leaves as late as it can without ending later, then serves every stop as
 // early as possible.
+//
+// # Teams
+//
+// A team plan visits every stop at most once in all; each vehicle has its
+// own travel times (one of TeamProblem.Travels), depots, shift, stop cap and
+// break. The objective is lexicographic: the total value first, then the
+// total travel time, then the balance of the day, measured as the end of the
+// latest route. Making value lexicographic in a caller's priorities is the
+// caller's: give one stop of a higher priority more value than all stops of
+// the lower ones together (values and their sums stay below MaxTime, so they
+// never overflow).
+//
+// The team search is the search below on a plan of routes. Each iteration
+// ruins either part of one route or a cluster of nearby stops across routes,
+// refills the routes that changed from every unvisited stop and the others
+// from the stops it freed, and descends: the moves of each changed route,
+// relocation of their stops to other routes where they cost less travel, and
+// making room for a freed stop in a route by moving one of its stops to
+// another route. Its default budget is one route's budget per vehicle plus
+// one, at most four.
+//
+// A break (Vehicle.Break) is taken at a stop boundary by the rule Break
+// states; the route's arrays account for it where it is, and a change that
+// would move it where it no longer fits is undone.
 //
 // # Method
 //

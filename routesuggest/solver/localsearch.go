@@ -112,8 +112,11 @@ func (s *search) applyIfFeasible(r *route, p int, ids []int, q int, touched ...i
 	if !r.chain(p, ids, q) {
 		return false
 	}
+	r.save()
 	copy(r.seq[p+1:q], ids)
-	r.refresh()
+	if !r.settle() {
+		return false
+	}
 	s.touch(touched...)
 	return true
 }
@@ -274,7 +277,7 @@ func (s *search) trySwap(r *route, i, j int) bool {
 func (s *search) replace(r *route) bool {
 	changed := false
 	for _, u := range s.servable {
-		if r.pos[u] == 0 && s.tryReplace(r, u) {
+		if s.unvisited(r, u) && s.tryReplace(r, u) {
 			changed = true
 		}
 	}
@@ -305,9 +308,17 @@ func (s *search) tryReplace(r *route, u int) bool {
 	if bestP == 0 {
 		return false
 	}
-	r.pos[r.seq[bestP]] = 0
+	r.save()
+	out := r.seq[bestP]
+	r.pos[out] = 0
 	r.seq[bestP] = u
-	r.refresh()
+	if !r.settle() {
+		return false
+	}
+	s.released(out)
+	if s.owner != nil {
+		s.owner[u] = s.route
+	}
 	s.touch(r.seq[bestP-1], u, r.seq[bestP+1])
 	return true
 }

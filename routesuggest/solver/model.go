@@ -2,6 +2,7 @@ package solver
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 )
 
@@ -17,9 +18,13 @@ const never int64 = 1 << 62
 // stops makes each descent linear in the route length.
 const neighbourCount = 16
 
-// model is the compiled problem the search works on. Ids 0..n-1 are the
-// stops, n is the start depot and n+1 the end depot (virtual, with zero
-// travel, when the Problem has none).
+// model is the compiled problem of one vehicle, the one its route and search
+// work on. Ids 0..n-1 are the stops; every vehicle driving the same travel
+// times has two ids of its own after them, start and end, for its start and
+// end depots (virtual, with zero travel, when it has none). Those vehicles
+// share one dense matrix of travel times between all these ids, so that many
+// vehicles cost little more memory than one and looking a time up stays one
+// index; only their shifts and windows (clipped to the shift) are their own.
 type model struct {
 	n, dim     int
 	start, end int
@@ -33,87 +38,132 @@ type model struct {
 	maxStops   int
 	hasStart   bool
 	hasEnd     bool
+	brk        *Break    // the vehicle's break, nil without one
 	nb         [][]int32 // nearest stops of every id, nearest first
 }
 
-// compile validates p and builds the model.
+// compile validates a single-vehicle problem and builds its model.
 func compile(p Problem) (*model, error) {
-	if err := validate(p); err != nil {
+	models, err := compileTeam(p.team())
+	if err != nil {
+		return nil, err
+	}
+	return models[0], nil
+}
+
+// compileTeam validates p and builds one model per vehicle.
+func compileTeam(p TeamProblem) ([]*model, error) {
+	if err := validateTeam(p); err != nil {
 		return nil, err
 	}
 	n := len(p.Stops)
-	m := &model{
-		n: n, dim: n + 2, start: n, end: n + 1,
-		shiftStart: p.ShiftStart, shiftEnd: p.ShiftEnd,
-		buffer: p.Buffer, maxStops: p.MaxStops,
-		hasStart: p.Start >= 0, hasEnd: p.End >= 0,
+	groups := make([][]int, len(p.Travels)) // the vehicles driving each travel
+	for k, v := range p.Vehicles {
+		groups[v.Travel] = append(groups[v.Travel], k)
 	}
-	if m.maxStops == 0 || m.maxStops > n {
-		m.maxStops = n
+	dim := n + 2*len(p.Vehicles) // at least every group's ids
+	svc, val := make([]int64, dim), make([]int64, dim)
+	for i, s := range p.Stops {
+		svc[i], val[i] = s.Service, s.Value
 	}
-	if err := m.readTravel(p); err != nil {
-		return nil, err
+	models := make([]*model, len(p.Vehicles))
+	for t, vehicles := range groups {
+		if len(vehicles) == 0 {
+			continue
+		}
+		tt, err := readTravel(p, t, vehicles)
+		if err != nil {
+			return nil, err
+		}
+		for j, k := range vehicles {
+			v := p.Vehicles[k]
+			m := &model{
+				n: n, dim: n + 2*len(vehicles), start: n + 2*j, end: n + 2*j + 1, t: tt, svc: svc, val: val,
+				shiftStart: v.ShiftStart, shiftEnd: v.ShiftEnd, buffer: p.Buffer, maxStops: v.MaxStops,
+				hasStart: v.Start >= 0, hasEnd: v.End >= 0, brk: v.Break,
+			}
+			if m.maxStops == 0 || m.maxStops > n {
+				m.maxStops = n
+			}
+			m.readWindows(p)
+			if m.at(m.start, m.end)+m.shiftStart > m.shiftEnd {
+				return nil, invalid(vehicleField(p, k)+"ShiftEnd", "%d is too early to travel from Start to End (%d + %d)",
+					v.ShiftEnd, v.ShiftStart, m.at(m.start, m.end))
+			}
+			m.buildNeighbours()
+			models[k] = m
+		}
 	}
-	m.readStops(p)
-	if m.at(m.start, m.end)+m.shiftStart > m.shiftEnd {
-		return nil, invalid("ShiftEnd", "%d is too early to travel from Start to End (%d + %d)",
-			p.ShiftEnd, p.ShiftStart, m.at(m.start, m.end))
+	return models, nil
+}
+
+// vehicleField is the prefix naming vehicle k's fields in errors: none for
+// the one vehicle of a Problem.
+func vehicleField(p TeamProblem, k int) string {
+	if p.single {
+		return ""
 	}
-	m.buildNeighbours()
-	return m, nil
+	return fmt.Sprintf("Vehicles[%d].", k)
 }
 
 // at returns the travel time between two ids.
 func (m *model) at(a, b int) int64 { return m.t[a*m.dim+b] }
 
-// nodeOf maps an id to its matrix node, -1 for a missing depot.
-func nodeOf(p Problem, id int) int {
-	switch n := len(p.Stops); {
-	case id < n:
-		return p.Stops[id].Node
-	case id == n:
-		return p.Start
+// readTravel reads the matrix of p.Travels[t] for its vehicles: between
+// stops, Buffer included, and between each vehicle's depots and the stops,
+// checking every time's range. Edges into a start depot, out of an end depot,
+// between two vehicles' depots and to or from a missing depot stay zero.
+func readTravel(p TeamProblem, t int, vehicles []int) ([]int64, error) {
+	n := len(p.Stops)
+	dim := n + 2*len(vehicles)
+	tt := make([]int64, dim*dim)
+	set := func(a, b, from, to int, extra int64) error {
+		d := p.Travels[t].Travel(from, to)
+		if d < 0 || d > MaxTime {
+			return invalid(travelField(p, t), "Travel(%d, %d) = %d is outside [0, MaxTime]", from, to, d)
+		}
+		tt[a*dim+b] = d + extra
+		return nil
 	}
-	return p.End
-}
-
-// readTravel copies the travel times the route can use into m.t, checking
-// their range. Edges into the start depot and out of the end depot are never
-// used and stay zero.
-func (m *model) readTravel(p Problem) error {
-	m.t = make([]int64, m.dim*m.dim)
-	for a := 0; a <= m.start; a++ {
-		for b := 0; b < m.dim; b++ {
-			if a == b || b == m.start {
-				continue
+	for a, sa := range p.Stops {
+		for b, sb := range p.Stops {
+			if a != b {
+				if err := set(a, b, sa.Node, sb.Node, p.Buffer); err != nil {
+					return nil, err
+				}
 			}
-			from, to := nodeOf(p, a), nodeOf(p, b)
-			if from < 0 || to < 0 {
-				continue // a missing depot: zero travel
-			}
-			d := p.Travel.Travel(from, to)
-			if d < 0 || d > MaxTime {
-				return invalid("Travel", "Travel(%d, %d) = %d is outside [0, MaxTime]", from, to, d)
-			}
-			if a < m.n && b < m.n {
-				d += m.buffer
-			}
-			m.t[a*m.dim+b] = d
 		}
 	}
-	return nil
+	for j, k := range vehicles {
+		v, start, end := p.Vehicles[k], n+2*j, n+2*j+1
+		for i, s := range p.Stops {
+			if v.Start >= 0 {
+				if err := set(start, i, v.Start, s.Node, 0); err != nil {
+					return nil, err
+				}
+			}
+			if v.End >= 0 {
+				if err := set(i, end, s.Node, v.End, 0); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if v.Start >= 0 && v.End >= 0 {
+			if err := set(start, end, v.Start, v.End, 0); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return tt, nil
 }
 
-// readStops copies service, value and windows. Windows are sorted and clipped
-// to the shift, fixed stops get one-point windows, and empty windows become
-// the whole shift.
-func (m *model) readStops(p Problem) {
-	m.svc = make([]int64, m.dim)
-	m.val = make([]int64, m.dim)
+// readWindows clips the stops' windows to the shift: windows are sorted and
+// clipped, fixed stops get one-point windows, and empty windows become the
+// whole shift.
+func (m *model) readWindows(p TeamProblem) {
 	m.win = make([][]Window, m.dim)
 	shift := Window{m.shiftStart, m.shiftEnd}
 	for i, s := range p.Stops {
-		m.svc[i], m.val[i] = s.Service, s.Value
 		m.win[i] = clipWindows(s, shift)
 	}
 	m.win[m.start] = []Window{{m.shiftStart, m.shiftStart}}

@@ -94,6 +94,71 @@ type Problem struct {
 	Seed uint64
 }
 
+// team is the problem as a team of one vehicle, the form the solver works on.
+func (p Problem) team() TeamProblem {
+	return TeamProblem{
+		Travels: []TravelTimes{p.Travel}, Stops: p.Stops, Buffer: p.Buffer, Iterations: p.Iterations, Seed: p.Seed,
+		Vehicles: []Vehicle{{Start: p.Start, End: p.End, ShiftStart: p.ShiftStart, ShiftEnd: p.ShiftEnd, MaxStops: p.MaxStops}},
+		single:   true,
+	}
+}
+
+// TeamProblem is a routing request for several vehicles (a team of
+// technicians) sharing one set of stops: every stop is visited by at most one
+// vehicle. Times are integers in a unit chosen by the caller, as in Problem.
+type TeamProblem struct {
+	// Travels are the travel times between the nodes; each vehicle drives one
+	// of them (vehicles with different speed profiles drive different ones).
+	// Vehicles driving the same travel times share one copy in memory.
+	Travels []TravelTimes
+	// Vehicles are the routes to plan, at least one.
+	Vehicles []Vehicle
+	// Stops are the candidate stops; solutions refer to them by index.
+	Stops []Stop
+	// Buffer is extra time between two consecutive stops of a route, as in
+	// Problem.
+	Buffer int64
+	// Iterations is the search budget; 0 means a default that grows with the
+	// number of vehicles and shrinks above DefaultBudgetStops stops. The
+	// result depends on it, never on the clock.
+	Iterations int
+	// Seed seeds the search's random generator.
+	Seed uint64
+
+	single bool // a Problem: its fields are named as Problem's in errors
+}
+
+// Vehicle is one route of a TeamProblem.
+type Vehicle struct {
+	// Travel is the index into TeamProblem.Travels of the times it drives.
+	Travel int
+	// Start, End, ShiftStart, ShiftEnd and MaxStops are as in Problem.
+	Start, End           int
+	ShiftStart, ShiftEnd int64
+	MaxStops             int
+	// Break, when set, is a pause the vehicle takes on a day that runs into
+	// the break's window.
+	Break *Break
+}
+
+// Break is a pause of Duration that must start between Open and Close
+// (inclusive). It is taken at a stop boundary: on leaving Start, between two
+// stops or after the last one, never during travel or service; it may use
+// the time the vehicle would wait for the next stop's window. A route without
+// stops, or whose day ends (at End, or with the last service) by Open, takes
+// none.
+//
+// The route takes its break at the first boundary where its window is
+// already open, or where the break fits into the wait before the next stop
+// without delaying it, or after which the break could no longer start by
+// Close (the next stop would end later); before the end, when the day ends
+// after Open. The break starts when the boundary is reached, or at Open if
+// that is later. The solver chooses the stops and their order knowing this
+// rule, so every route it returns honours its break.
+type Break struct {
+	Duration, Open, Close int64
+}
+
 // Visit is one stop of a route with its schedule.
 type Visit struct {
 	// Stop is the index into Problem.Stops.
@@ -107,7 +172,7 @@ type Visit struct {
 	Departure int64
 }
 
-// Solution is a planned route.
+// Route is one vehicle's planned route.
 //
 // Its schedule is the one with the least waiting: the route leaves Start as
 // late as it can without ending later than when leaving at ShiftStart
@@ -115,7 +180,7 @@ type Visit struct {
 // A wait is left only before a stop whose window opens later than the
 // vehicle can arrive, where an earlier stop's window (or fixed time) does not
 // allow leaving later; EndTime is the earliest possible.
-type Solution struct {
+type Route struct {
 	// Visits are the visited stops in route order.
 	Visits []Visit
 	// Value is the total value of the visited stops.
@@ -129,8 +194,37 @@ type Solution struct {
 	// EndTime is when the vehicle arrives at End or, without End, finishes the
 	// service at its last stop (ShiftStart for an empty route without End).
 	EndTime int64
+	// Break is when the vehicle pauses, nil when it takes no break. After is
+	// the number of visits before it (0: before the first stop).
+	Break *BreakTime
+}
+
+// BreakTime is when a vehicle takes its break.
+type BreakTime struct {
+	Start, End int64
+	After      int
+}
+
+// Solution is a planned single-vehicle route.
+type Solution struct {
+	Route
 	// Unrouted lists every stop that is not visited, by increasing index,
 	// with the reason.
+	Unrouted []Unrouted
+}
+
+// TeamSolution is a plan for a team: one route per vehicle, no stop in two.
+//
+// The objective is lexicographic: the total Value of the visited stops
+// first, then the total travel time, then the balance of the day: the latest
+// EndTime of the routes.
+type TeamSolution struct {
+	// Routes are the vehicles' routes, in the order of TeamProblem.Vehicles.
+	Routes []Route
+	// Value and TravelTime are the sums over the routes.
+	Value, TravelTime int64
+	// Unrouted lists every stop no vehicle visits, by increasing index, with
+	// the reason.
 	Unrouted []Unrouted
 }
 
@@ -149,14 +243,14 @@ type Reason int
 // The reasons a stop is not visited.
 const (
 	// InfeasibleAlone: the stop cannot be served even as the only stop of the
-	// route (its windows and service do not fit in the shift together with
-	// the travel from Start and to End).
+	// route, by any vehicle (its windows and service do not fit in the shift
+	// together with the travel from Start and to End).
 	InfeasibleAlone Reason = iota + 1
-	// NoRoom: the stop could be served alone, but it does not fit into the
-	// chosen route, which collects more value with other stops.
+	// NoRoom: the stop could be served alone, but it fits into no chosen
+	// route, which collect more value with other stops.
 	NoRoom
-	// MaxStops: the stop would fit into the chosen route in time, but the
-	// route already has MaxStops stops.
+	// MaxStops: the stop would fit into a chosen route in time, but every
+	// such route already has its MaxStops stops.
 	MaxStops
 )
 

@@ -98,3 +98,48 @@ func mean(xs []float64) float64 {
 	}
 	return sum / float64(len(xs))
 }
+
+// teamMeanGap is the product target for teams: the mean gap to the
+// references per number of vehicles, seed 1, default budget.
+const teamMeanGap = 1.0
+
+// TestTeamQualityOnBenchmarks solves the TOPTW instances for two, three and
+// four vehicles, verifies every plan with the benchmark's own arithmetic (no
+// customer on two routes) and checks the mean gap per number of vehicles
+// against bench.TOPTWReferences. It asserts nothing about time; under the
+// race detector it runs one instance per number of vehicles, the slowest
+// being many times slower there.
+func TestTeamQualityOnBenchmarks(t *testing.T) {
+	files := []string{"c101", "r101", "rc101", "c201", "r201"}
+	if raceDetector {
+		files = files[:1]
+	}
+	for m := 2; m <= 4; m++ {
+		var gaps []float64
+		for _, name := range files {
+			data, err := os.ReadFile(filepath.Join("..", "testdata", name+".txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, err := bench.Parse(name+".txt", data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := in.TeamProblem(m)
+			p.Seed = 1
+			sol, err := solver.SolveTeam(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := in.VerifyTeam(in.TeamRoutes(sol)); err != nil || got != sol.Value {
+				t.Fatalf("%s m=%d: verified %d (%v), solver says %d", name, m, got, err, sol.Value)
+			}
+			ref := bench.TOPTWReferences[name][m].Value
+			gaps = append(gaps, in.Gap(float64(sol.Value), ref))
+			t.Logf("%s m=%d: %d, reference %g", name, m, sol.Value, ref)
+		}
+		if g := mean(gaps); g > teamMeanGap {
+			t.Errorf("m=%d: mean gap %.2f%% exceeds %.1f%%", m, g, teamMeanGap)
+		}
+	}
+}

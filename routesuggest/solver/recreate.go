@@ -35,14 +35,25 @@ type candidate struct {
 // byShift the cached costs of other positions may be slightly stale; that
 // affects only the ranking, never feasibility, which is checked at insertion.
 func (s *search) recreate(r *route, how insertion) int {
-	cands, skipped := s.initialCandidates(r, how)
-	inserted, dropped, complete := 0, skipped > 0, true
+	return s.recreateFrom(r, s.servable, how, true)
+}
+
+// recreateFrom is recreate with the unvisited stops among stops as the
+// candidates. whole says stops are every stop the route could serve, so that
+// a complete run marks the route filled.
+func (s *search) recreateFrom(r *route, stops []int, how insertion, whole bool) int {
+	cands, skipped := s.initialCandidates(r, stops, how)
+	inserted, dropped, complete := 0, skipped > 0, whole
 	for len(cands) > 0 && r.stops() < s.m.maxStops {
 		best := s.pick(cands, how)
 		c := cands[best]
 		cands = append(cands[:best], cands[best+1:]...)
-		s.touch(r.seq[c.p], c.u, r.seq[c.p+1])
-		r.insert(c.u, c.p)
+		a, b := r.seq[c.p], r.seq[c.p+1]
+		if !s.insert(r, c.u, c.p) {
+			dropped = true // it moved the break where it does not fit
+			continue
+		}
+		s.touch(a, c.u, b)
 		inserted++
 		complete = complete && !dropped
 		var n int
@@ -56,12 +67,12 @@ func (s *search) recreate(r *route, how insertion) int {
 	return inserted
 }
 
-// initialCandidates returns the unvisited servable stops that fit somewhere,
-// with their cheapest positions, and how many did not fit.
-func (s *search) initialCandidates(r *route, how insertion) ([]candidate, int) {
+// initialCandidates returns the unvisited stops among stops that fit
+// somewhere, with their cheapest positions, and how many did not fit.
+func (s *search) initialCandidates(r *route, stops []int, how insertion) ([]candidate, int) {
 	cands, skipped := s.cands[:0], 0
-	for _, u := range s.servable {
-		if r.pos[u] != 0 {
+	for _, u := range stops {
+		if !s.unvisited(r, u) {
 			continue
 		}
 		if p, cost, ok := s.cheapestPosition(r, u, how); ok {
@@ -153,6 +164,9 @@ func (s *search) cheapestPosition(r *route, u int, how insertion) (int, int64, b
 func (r *route) windowStretch(u, skip int) (from, to int) {
 	m := r.m
 	ws := m.win[u]
+	if len(ws) == 0 {
+		return 0, -1 // the vehicle can never serve u
+	}
 	earliestEnd := ws[0].Open + m.svc[u]
 	lastClose := ws[len(ws)-1].Close
 	last := r.stops() - skip // the last position p with p+skip+1 on the route

@@ -21,6 +21,14 @@ type route struct {
 	// pos[id] is the position of stop id, 0 when it is not visited.
 	pos   []int
 	value int64
+	// brkAfter is the position after which the vehicle takes its break (its
+	// departure dep[brkAfter] is the end of the break), -1 when it takes
+	// none; brkStart is when the break starts. See Break for the rule.
+	brkAfter int
+	brkStart int64
+	// saved is the sequence before the last change of a route with a break,
+	// restored by settle when the change broke the route.
+	saved []int
 	// gen counts the changes of seq. filled and replaced hold the gen at
 	// which a complete insertion scan or replacement scan found nothing to
 	// do, so an unchanged route is not scanned again.
@@ -73,12 +81,20 @@ func (r *route) refresh() {
 	}
 }
 
-// forward fills es, fwd and bwd.
+// forward fills es, fwd and bwd, and places the break.
 func (r *route) forward() {
 	m := r.m
 	r.es[0], r.dep[0], r.fwd[0], r.bwd[0] = m.shiftStart, m.shiftStart, 0, 0
+	r.brkAfter = -1
 	for p := 1; p < len(r.seq); p++ {
 		a, b := r.seq[p-1], r.seq[p]
+		if m.brk != nil && r.brkAfter < 0 && r.breaksBefore(p-1, b) {
+			r.brkAfter, r.brkStart = p-1, max(r.dep[p-1], m.brk.Open)
+			r.dep[p-1] = r.brkStart + m.brk.Duration
+			if r.brkStart > m.brk.Close {
+				r.dep[p-1] = never // the break cannot start in time
+			}
+		}
 		r.fwd[p] = r.fwd[p-1] + m.at(a, b)
 		r.bwd[p] = r.bwd[p-1] + m.at(b, a)
 		r.es[p] = m.earliest(b, r.dep[p-1]+m.at(a, b))
@@ -86,15 +102,49 @@ func (r *route) forward() {
 	}
 }
 
-// backward fills la.
+// breaksBefore reports whether the vehicle takes its break on leaving
+// position p for stop b (see Break): on a route with stops, when the break's
+// window is open, or the break fits in the wait before b, or it could not
+// start in time after b; before the end, when the day runs into the window.
+func (r *route) breaksBefore(p, b int) bool {
+	m, brk := r.m, r.m.brk
+	if r.stops() == 0 {
+		return false
+	}
+	t := r.dep[p]
+	arrival := t + m.at(r.seq[p], b)
+	if b == m.end {
+		return arrival > brk.Open
+	}
+	service := m.earliest(b, arrival)
+	return t >= brk.Open || max(t, brk.Open)+brk.Duration+m.at(r.seq[p], b) <= service ||
+		service+m.svc[b] > brk.Close
+}
+
+// backward fills la, with the break where forward placed it.
 func (r *route) backward() {
 	m := r.m
 	last := len(r.seq) - 1
 	r.la[last] = m.shiftEnd
 	for p := last - 1; p >= 0; p-- {
 		a, b := r.seq[p], r.seq[p+1]
-		r.la[p] = m.latest(a, r.la[p+1]-m.at(a, b)-m.svc[a])
+		r.la[p] = m.latest(a, r.latestDeparture(p, r.la[p+1]-m.at(a, b))-m.svc[a])
 	}
+}
+
+// latestDeparture is the latest end of service at position p that still
+// leaves p by bound: bound itself, or, when the break follows p, the latest
+// break start that ends the break by bound (-never when none does).
+func (r *route) latestDeparture(p int, bound int64) int64 {
+	if p != r.brkAfter {
+		return bound
+	}
+	brk := r.m.brk
+	start := min(brk.Close, bound-brk.Duration)
+	if start < brk.Open {
+		return -never
+	}
+	return start
 }
 
 // departure returns the earliest departure from position p.
@@ -102,7 +152,9 @@ func (r *route) departure(p int) int64 { return r.dep[p] }
 
 // chain reports whether the route stays feasible when the positions strictly
 // between p and q are replaced by ids: it schedules ids from the earliest
-// departure at p and compares the arrival at q with la[q].
+// departure at p and compares the arrival at q with la[q]. With a break the
+// answer assumes the break stays where it is; settle checks the route the
+// change makes.
 func (r *route) chain(p int, ids []int, q int) bool {
 	m := r.m
 	prev, t := r.seq[p], r.departure(p)
@@ -145,19 +197,48 @@ func (r *route) canRemove(p int) bool {
 	return r.chain(p-1, nil, p+1)
 }
 
-// insert puts stop u between positions p and p+1.
-func (r *route) insert(u, p int) {
+// insert puts stop u between positions p and p+1, and reports whether the
+// route stays feasible (else it is left as it was).
+func (r *route) insert(u, p int) bool {
+	r.save()
 	r.seq = append(r.seq, 0)
 	copy(r.seq[p+2:], r.seq[p+1:])
 	r.seq[p+1] = u
-	r.refresh()
+	return r.settle()
 }
 
-// remove leaves out the stop at position p.
-func (r *route) remove(p int) {
-	r.pos[r.seq[p]] = 0
+// remove leaves out the stop at position p, and reports whether the route
+// stays feasible (else it is left as it was).
+func (r *route) remove(p int) bool {
+	r.save()
+	id := r.seq[p]
 	r.seq = append(r.seq[:p], r.seq[p+1:]...)
+	r.pos[id] = 0
+	return r.settle()
+}
+
+// save keeps the sequence of a route with a break before a change, for settle.
+func (r *route) save() {
+	if r.m.brk != nil {
+		r.saved = append(r.saved[:0], r.seq...)
+	}
+}
+
+// settle refreshes the route after a change of seq. The constant-time checks
+// that allowed the change are exact without a break; with one, the change may
+// move the break, so settle checks the new route and, when it broke a time
+// constraint, restores the saved one and reports false.
+func (r *route) settle() bool {
 	r.refresh()
+	if r.m.brk == nil || r.feasible() {
+		return true
+	}
+	for _, id := range r.seq[1 : len(r.seq)-1] {
+		r.pos[id] = 0
+	}
+	r.seq = append(r.seq[:0], r.saved...)
+	r.refresh()
+	return false
 }
 
 // copyFrom makes r an independent copy of o.
@@ -171,6 +252,7 @@ func (r *route) copyFrom(o *route) {
 	r.bwd = append(r.bwd[:0], o.bwd...)
 	r.pos = append(r.pos[:0], o.pos...)
 	r.value = o.value
+	r.brkAfter, r.brkStart = o.brkAfter, o.brkStart
 	r.gen, r.filled, r.replaced = o.gen, o.filled, o.replaced
 }
 

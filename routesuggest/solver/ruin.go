@@ -36,9 +36,7 @@ func (s *search) ruinString(r *route, c int) {
 		if p > r.stops() {
 			return
 		}
-		if r.canRemove(p) {
-			s.removeAt(r, p)
-		} else {
+		if !r.canRemove(p) || !s.removeAt(r, p) {
 			p++
 		}
 	}
@@ -73,17 +71,20 @@ func (s *search) ruinRandom(r *route, c int) {
 // tryRemove removes visited stop id if the route stays feasible without it.
 func (s *search) tryRemove(r *route, id int) bool {
 	p := r.pos[id]
-	if !r.canRemove(p) {
-		return false
-	}
-	s.removeAt(r, p)
-	return true
+	return r.canRemove(p) && s.removeAt(r, p)
 }
 
-// removeAt removes the stop at position p and activates its neighbours.
-func (s *search) removeAt(r *route, p int) {
-	s.touch(r.seq[p-1], r.seq[p+1])
-	r.remove(p)
+// removeAt removes the stop at position p and activates its neighbours, and
+// reports whether it did (with a break, leaving a stop out may move the break
+// where it no longer fits).
+func (s *search) removeAt(r *route, p int) bool {
+	a, id, b := r.seq[p-1], r.seq[p], r.seq[p+1]
+	if !r.remove(p) {
+		return false
+	}
+	s.released(id)
+	s.touch(a, b)
+	return true
 }
 
 // doubleBridge cuts the route into A B C D at three random positions and
@@ -110,8 +111,12 @@ func (s *search) doubleBridge(r *route) bool {
 	if !r.chain(p1-1, ids, p3) {
 		return false
 	}
-	s.touch(r.seq[p1-1], r.seq[p1], r.seq[p2-1], r.seq[p2], r.seq[p3-1], r.seq[p3])
+	touched := [6]int{r.seq[p1-1], r.seq[p1], r.seq[p2-1], r.seq[p2], r.seq[p3-1], r.seq[p3]}
+	r.save()
 	copy(r.seq[p1:p3], ids)
-	r.refresh()
+	if !r.settle() {
+		return false
+	}
+	s.touch(touched[:]...)
 	return true
 }

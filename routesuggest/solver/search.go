@@ -54,6 +54,14 @@ type search struct {
 	cands    []candidate
 	active   []bool // per id: queued for the local search
 	queue    []int  // active ids in activation order
+	// owner is, in a team, the route (by index) that visits each stop, -1
+	// when none does: stops of other routes are not this route's to insert.
+	// Nil for a single vehicle, whose route's pos says it.
+	owner []int32
+	// route is the index of this search's route in a team, and team the
+	// team search it is part of.
+	route int32
+	team  *teamSearch
 }
 
 // newSearch prepares a search on m seeded with seed.
@@ -76,16 +84,59 @@ func newSearch(m *model, seed uint64) *search {
 // for an invalid Problem (wrapping ErrInvalid). When ctx is done before the
 // budget is spent, Solve returns the best route found so far.
 func Solve(ctx context.Context, p Problem) (Solution, error) {
-	m, err := compile(p)
+	sol, err := SolveTeam(ctx, p.team())
 	if err != nil {
 		return Solution{}, err
 	}
-	iters := p.Iterations
-	if iters == 0 {
-		iters = defaultIterations(len(p.Stops))
+	return Solution{Route: sol.Routes[0], Unrouted: sol.Unrouted}, nil
+}
+
+// SolveTeam validates p and returns optimized routes, one per vehicle, no
+// stop in two. The error is non-nil only for an invalid TeamProblem (wrapping
+// ErrInvalid). When ctx is done before the budget is spent, SolveTeam
+// returns the best routes found so far. A team of one vehicle is solved
+// exactly as Solve solves its Problem.
+func SolveTeam(ctx context.Context, p TeamProblem) (TeamSolution, error) {
+	models, err := compileTeam(p)
+	if err != nil {
+		return TeamSolution{}, err
 	}
-	best := newSearch(m, p.Seed).run(ctx, iters)
-	return solution(best), nil
+	if len(models) == 1 {
+		iters := p.Iterations
+		if iters == 0 {
+			iters = defaultIterations(len(p.Stops))
+		}
+		return teamSolution([]*route{newSearch(models[0], p.Seed).run(ctx, iters)}), nil
+	}
+	return teamSolution(newTeamSearch(models, p.Seed).run(ctx, teamIterations(p))), nil
+}
+
+// unvisited reports whether stop u is on no route: not on r, nor, in a team,
+// on any other.
+func (s *search) unvisited(r *route, u int) bool {
+	return r.pos[u] == 0 && (s.owner == nil || s.owner[u] < 0)
+}
+
+// insert puts stop u between positions p and p+1 of r and records who visits
+// it; false when that broke r (with a break), which is then unchanged.
+func (s *search) insert(r *route, u, p int) bool {
+	if !r.insert(u, p) {
+		return false
+	}
+	if s.owner != nil {
+		s.owner[u] = s.route
+	}
+	return true
+}
+
+// released records that stop u left its route.
+func (s *search) released(u int) {
+	if s.owner != nil {
+		s.owner[u] = -1
+		if s.team != nil {
+			s.team.freed = append(s.team.freed, u)
+		}
+	}
 }
 
 // run constructs a route and improves it for iters iterations.

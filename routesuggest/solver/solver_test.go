@@ -266,13 +266,13 @@ func TestCheckSchedule(t *testing.T) {
 	}
 	// Leaving at 0 would mean waiting 5 at stop 1; leaving at 5 serves stop
 	// 0 later instead and arrives at stop 1 as its window opens.
-	want := solver.Solution{
+	want := solver.Solution{Route: solver.Route{
 		Visits: []solver.Visit{
 			{Stop: 0, Arrival: 6, ServiceStart: 6, Departure: 7},
 			{Stop: 1, Arrival: 10, ServiceStart: 10, Departure: 11},
 		},
 		Value: 2, TravelTime: 4, StartTime: 5, EndTime: 13,
-	}
+	}}
 	if !reflect.DeepEqual(sol, want) {
 		t.Fatalf("Check = %+v, want %+v", sol, want)
 	}

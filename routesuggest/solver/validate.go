@@ -12,21 +12,94 @@ func invalid(field, format string, args ...any) error {
 	return errors.Newf("%w: %s: %s", ErrInvalid, field, fmt.Sprintf(format, args...))
 }
 
-// validate checks everything that can be checked without reading travel
-// times; compile checks the travel times it reads.
-func validate(p Problem) error {
-	if p.Travel == nil {
-		return invalid("Travel", "is nil")
+// validateTeam checks everything that can be checked without reading
+// travel times; compileTeam checks the travel times it reads.
+func validateTeam(p TeamProblem) error {
+	switch {
+	case len(p.Vehicles) == 0:
+		return invalid("Vehicles", "at least one vehicle is required")
+	case p.Buffer < 0 || p.Buffer > MaxTime:
+		return invalid("Buffer", "%d is outside [0, MaxTime]", p.Buffer)
+	case p.Iterations < 0:
+		return invalid("Iterations", "%d is negative", p.Iterations)
+	case len(p.Stops) > MaxProblemStops:
+		return invalid("Stops", "%d stops, more than MaxProblemStops (%d)", len(p.Stops), MaxProblemStops)
 	}
-	if err := validateNodes(p); err != nil {
-		return err
+	for t, travel := range p.Travels {
+		if travel == nil {
+			return invalid(travelField(p, t), "is nil")
+		}
 	}
-	if err := validateScalars(p); err != nil {
-		return err
+	for k, v := range p.Vehicles {
+		if err := validateVehicle(p, vehicleField(p, k), v); err != nil {
+			return err
+		}
 	}
 	for i, s := range p.Stops {
 		if err := validateStop(fmt.Sprintf("Stops[%d]", i), s); err != nil {
 			return err
+		}
+		if err := validateNode(p, fmt.Sprintf("Stops[%d].Node", i), s.Node, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// travelField names p.Travels[t] in errors.
+func travelField(p TeamProblem, t int) string {
+	if p.single {
+		return "Travel"
+	}
+	return fmt.Sprintf("Travels[%d]", t)
+}
+
+// validateVehicle checks a vehicle's travel times, depots, shift, stop cap
+// and break.
+func validateVehicle(p TeamProblem, field string, v Vehicle) error {
+	if v.Travel < 0 || v.Travel >= len(p.Travels) {
+		return invalid(field+"Travel", "%d is not an index into Travels (%d)", v.Travel, len(p.Travels))
+	}
+	switch {
+	case !inTimeRange(v.ShiftStart):
+		return invalid(field+"ShiftStart", "%d is outside [-MaxTime, MaxTime]", v.ShiftStart)
+	case !inTimeRange(v.ShiftEnd):
+		return invalid(field+"ShiftEnd", "%d is outside [-MaxTime, MaxTime]", v.ShiftEnd)
+	case v.ShiftEnd < v.ShiftStart:
+		return invalid(field+"ShiftEnd", "%d is before ShiftStart %d", v.ShiftEnd, v.ShiftStart)
+	case v.MaxStops < 0:
+		return invalid(field+"MaxStops", "%d is negative", v.MaxStops)
+	}
+	if b := v.Break; b != nil {
+		switch {
+		case b.Duration <= 0 || b.Duration > MaxTime:
+			return invalid(field+"Break.Duration", "%d is outside [1, MaxTime]", b.Duration)
+		case !inTimeRange(b.Open) || !inTimeRange(b.Close):
+			return invalid(field+"Break", "[%d, %d] is outside [-MaxTime, MaxTime]", b.Open, b.Close)
+		case b.Close < b.Open:
+			return invalid(field+"Break.Close", "%d is before Open %d", b.Close, b.Open)
+		}
+	}
+	if err := validateNode(p, field+"Start", v.Start, true, v.Travel); err != nil {
+		return err
+	}
+	return validateNode(p, field+"End", v.End, true, v.Travel)
+}
+
+// validateNode checks that node is a usable index into the travel times
+// (those of travels, every one when none is named); a depot may be -1.
+func validateNode(p TeamProblem, field string, node int, depot bool, travels ...int) error {
+	if node < 0 && !(depot && node == -1) {
+		return invalid(field, "node %d is negative", node)
+	}
+	if len(travels) == 0 {
+		for t := range p.Travels {
+			travels = append(travels, t)
+		}
+	}
+	for _, t := range travels {
+		if n := nodeCount(p.Travels[t]); n >= 0 && node >= n {
+			return invalid(field, "node %d is outside the travel times (%d nodes)", node, n)
 		}
 	}
 	return nil
@@ -39,54 +112,6 @@ func nodeCount(t TravelTimes) int {
 		return l.Len()
 	}
 	return -1
-}
-
-// validateNodes checks that Start, End and every stop's Node are usable
-// indices into the travel times.
-func validateNodes(p Problem) error {
-	n := nodeCount(p.Travel)
-	check := func(field string, node int, depot bool) error {
-		if node < 0 && !(depot && node == -1) {
-			return invalid(field, "node %d is negative", node)
-		}
-		if n >= 0 && node >= n {
-			return invalid(field, "node %d is outside the travel times (%d nodes)", node, n)
-		}
-		return nil
-	}
-	if err := check("Start", p.Start, true); err != nil {
-		return err
-	}
-	if err := check("End", p.End, true); err != nil {
-		return err
-	}
-	for i, s := range p.Stops {
-		if err := check(fmt.Sprintf("Stops[%d].Node", i), s.Node, false); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// validateScalars checks the shift, buffer and budgets.
-func validateScalars(p Problem) error {
-	switch {
-	case !inTimeRange(p.ShiftStart):
-		return invalid("ShiftStart", "%d is outside [-MaxTime, MaxTime]", p.ShiftStart)
-	case !inTimeRange(p.ShiftEnd):
-		return invalid("ShiftEnd", "%d is outside [-MaxTime, MaxTime]", p.ShiftEnd)
-	case p.ShiftEnd < p.ShiftStart:
-		return invalid("ShiftEnd", "%d is before ShiftStart %d", p.ShiftEnd, p.ShiftStart)
-	case p.Buffer < 0 || p.Buffer > MaxTime:
-		return invalid("Buffer", "%d is outside [0, MaxTime]", p.Buffer)
-	case p.MaxStops < 0:
-		return invalid("MaxStops", "%d is negative", p.MaxStops)
-	case p.Iterations < 0:
-		return invalid("Iterations", "%d is negative", p.Iterations)
-	case len(p.Stops) > MaxProblemStops:
-		return invalid("Stops", "%d stops, more than MaxProblemStops (%d)", len(p.Stops), MaxProblemStops)
-	}
-	return nil
 }
 
 // validateStop checks one stop's service, value and windows.
