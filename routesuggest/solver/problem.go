@@ -60,6 +60,10 @@ type Stop struct {
 	// Value is collected when the stop is visited; it must be positive. The
 	// solver maximizes the sum of the values of the visited stops.
 	Value int64
+	// Priority ranks stops above Value: a stop is left out only when no
+	// route could take it even without every stop of a lower Priority (see
+	// SolveTeam). All zero, as by default, it plays no part.
+	Priority int
 }
 
 // Problem is one single-vehicle routing request. All times are integers in a
@@ -92,13 +96,15 @@ type Problem struct {
 	// Seed seeds the search's random generator: the same Problem with the
 	// same Seed gives the same Solution.
 	Seed uint64
+	// Break, when set, is a pause the vehicle takes, as Vehicle.Break.
+	Break *Break
 }
 
 // team is the problem as a team of one vehicle, the form the solver works on.
 func (p Problem) team() TeamProblem {
 	return TeamProblem{
 		Travels: []TravelTimes{p.Travel}, Stops: p.Stops, Buffer: p.Buffer, Iterations: p.Iterations, Seed: p.Seed,
-		Vehicles: []Vehicle{{Start: p.Start, End: p.End, ShiftStart: p.ShiftStart, ShiftEnd: p.ShiftEnd, MaxStops: p.MaxStops}},
+		Vehicles: []Vehicle{{Start: p.Start, End: p.End, ShiftStart: p.ShiftStart, ShiftEnd: p.ShiftEnd, MaxStops: p.MaxStops, Break: p.Break}},
 		single:   true,
 	}
 }

@@ -101,14 +101,17 @@ func SolveTeam(ctx context.Context, p TeamProblem) (TeamSolution, error) {
 	if err != nil {
 		return TeamSolution{}, err
 	}
+	ts := newTeamSearch(models, p.Seed, p.Stops)
 	if len(models) == 1 {
 		iters := p.Iterations
 		if iters == 0 {
 			iters = defaultIterations(len(p.Stops))
 		}
-		return teamSolution([]*route{newSearch(models[0], p.Seed).run(ctx, iters)}), nil
+		best := ts.subs[0].run(ctx, iters)
+		return teamSolution(ts.enforcePriority(&teamPlan{routes: []*route{best}, owner: ownersOf(best)})), nil
 	}
-	return teamSolution(newTeamSearch(models, p.Seed).run(ctx, teamIterations(p))), nil
+	best := ts.run(ctx, teamIterations(p))
+	return teamSolution(ts.enforcePriority(best)), nil
 }
 
 // unvisited reports whether stop u is on no route: not on r, nor, in a team,

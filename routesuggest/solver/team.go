@@ -1,8 +1,10 @@
 package solver
 
 import (
+	"cmp"
 	"context"
 	"math/rand/v2"
+	"slices"
 )
 
 // The team search plans several routes at once. It works like the search of
@@ -35,6 +37,10 @@ type teamSearch struct {
 	freed []int
 	gens  []uint64
 	first bool
+	// priority is every stop's Priority; prioritized is true when they
+	// differ, and enforcePriority has work to do.
+	priority    []int
+	prioritized bool
 }
 
 // teamRuinShare is the share of iterations that ruin a cluster of nearby
@@ -51,12 +57,18 @@ func teamIterations(p TeamProblem) int {
 	return defaultIterations(len(p.Stops)) * min(len(p.Vehicles)+1, 4)
 }
 
-func newTeamSearch(models []*model, seed uint64) *teamSearch {
-	ts := &teamSearch{rng: rand.New(rand.NewPCG(seed, 0x7ea3)), n: models[0].n}
+func newTeamSearch(models []*model, seed uint64, stops []Stop) *teamSearch {
+	ts := &teamSearch{rng: rand.New(rand.NewPCG(seed, 0x7ea3)), n: models[0].n, priority: make([]int, len(stops))}
+	for i, st := range stops {
+		ts.priority[i] = st.Priority
+		ts.prioritized = ts.prioritized || st.Priority != stops[0].Priority
+	}
 	alone := make([]bool, ts.n)
 	for k, m := range models {
 		s := newSearch(m, seed+uint64(k))
-		s.rng, s.route, s.team = ts.rng, int32(k), ts
+		if len(models) > 1 {
+			s.rng, s.route, s.team = ts.rng, int32(k), ts
+		}
 		ts.subs = append(ts.subs, s)
 		for _, u := range s.servable {
 			alone[u] = true
@@ -133,7 +145,7 @@ func (ts *teamSearch) bind(pl *teamPlan) {
 }
 
 // run constructs a plan and improves it for iters iterations.
-func (ts *teamSearch) run(ctx context.Context, iters int) []*route {
+func (ts *teamSearch) run(ctx context.Context, iters int) *teamPlan {
 	cur := ts.newPlan()
 	ts.bind(cur)
 	ts.first = true
@@ -166,7 +178,7 @@ func (ts *teamSearch) run(ctx context.Context, iters int) []*route {
 			lastGain = it
 		}
 	}
-	return best.routes
+	return best
 }
 
 // accept is search.accept on the plan's totals.
@@ -416,4 +428,113 @@ func (ts *teamSearch) swapIn(pl *teamPlan, u, v, kb, p, ka, q int) bool {
 	sb.touch(u)
 	sa.touch(v)
 	return true
+}
+
+// ownersOf is the owner table of a single route.
+func ownersOf(r *route) []int32 {
+	owner := make([]int32, r.m.n)
+	for u := range owner {
+		owner[u] = -1
+		if r.pos[u] != 0 {
+			owner[u] = 0
+		}
+	}
+	return owner
+}
+
+// enforcePriority makes the plan keep Priority above Value: every stop left
+// out that some route could take without its stops of a lower priority gets
+// a place there, at the cost of as few of them as it takes, lowest priority
+// and value first; those then get a place elsewhere if they fit. Each such
+// step trades only lower priorities for a higher one, so it ends. The routes'
+// travel is then shortened, which keeps their stops. It returns the routes.
+func (ts *teamSearch) enforcePriority(pl *teamPlan) []*route {
+	if !ts.prioritized {
+		return pl.routes
+	}
+	for k, s := range ts.subs {
+		s.owner, s.route, s.team = pl.owner, int32(k), ts
+	}
+	order := slices.Clone(ts.servableAll())
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ts.priority[b], ts.priority[a]) })
+	for changed := true; changed; {
+		changed = false
+		for _, u := range order {
+			if pl.owner[u] >= 0 {
+				continue
+			}
+			for k := range pl.routes {
+				if ts.makeWay(pl, k, u) {
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	for k, r := range pl.routes {
+		ts.subs[k].recreate(r, insertion{})
+		ts.subs[k].reduceTravel(r)
+	}
+	return pl.routes
+}
+
+// servableAll are the stops some vehicle can serve alone, by decreasing
+// value.
+func (ts *teamSearch) servableAll() []int {
+	if ts.servable != nil || len(ts.subs) > 1 {
+		return ts.servable
+	}
+	return ts.subs[0].servable
+}
+
+// makeWay puts stop u on route k when the route, without its stops of a
+// lower priority than u, could take it; it removes those stops, lowest
+// priority and value first, only until u fits. It reports whether u is on
+// the route.
+func (ts *teamSearch) makeWay(pl *teamPlan, k, u int) bool {
+	r, s := pl.routes[k], ts.subs[k]
+	var kept, lower []int
+	for _, id := range r.seq[1 : len(r.seq)-1] {
+		if ts.priority[id] < ts.priority[u] {
+			lower = append(lower, id)
+		} else {
+			kept = append(kept, id)
+		}
+	}
+	if len(lower) == 0 || len(kept) >= r.m.maxStops || !ts.fitsWithout(r, kept, u) {
+		return false
+	}
+	slices.SortStableFunc(lower, func(a, b int) int {
+		return cmp.Or(cmp.Compare(ts.priority[a], ts.priority[b]), cmp.Compare(r.m.val[a], r.m.val[b]))
+	})
+	for _, v := range lower {
+		if r.stops() < r.m.maxStops {
+			if p, _, ok := s.cheapestPosition(r, u, insertion{}); ok && s.insert(r, u, p) {
+				return true
+			}
+		}
+		if p := r.pos[v]; r.canRemove(p) {
+			s.removeAt(r, p)
+		}
+	}
+	p, _, ok := s.cheapestPosition(r, u, insertion{})
+	return ok && s.insert(r, u, p)
+}
+
+// fitsWithout reports whether route r, visiting only kept in its order,
+// could take stop u.
+func (ts *teamSearch) fitsWithout(r *route, kept []int, u int) bool {
+	trial := newRoute(r.m)
+	trial.seq = append(append(trial.seq[:1], kept...), r.m.end)
+	trial.refresh()
+	if !trial.feasible() {
+		return false
+	}
+	from, to := trial.windowStretch(u, 0)
+	for p := from; p <= to; p++ {
+		if ok, _, _ := trial.canInsert(u, p); ok && trial.insert(u, p) {
+			return true
+		}
+	}
+	return false
 }

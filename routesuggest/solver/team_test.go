@@ -299,3 +299,49 @@ func TestSolveTeamRejectsInvalidProblems(t *testing.T) {
 		}
 	}
 }
+
+// TestSolveTeamPriority: a stop of a higher Priority is left out only when
+// no route could take it even without every stop of a lower one, whatever
+// their values; when it fits only at the cost of them all, it gets its
+// place and they theirs as far as they still fit.
+func TestSolveTeamPriority(t *testing.T) {
+	// Node 0 the depot; the urgent stop at node 9 takes a whole hour of an
+	// hour-and-a-half shift, so it fits only on a route without the eight
+	// valuable routine stops near the depot.
+	travel := line(10)
+	p := solver.TeamProblem{Travels: []solver.TravelTimes{travel}, Vehicles: []solver.Vehicle{
+		{Start: 0, End: 0, ShiftStart: 0, ShiftEnd: 90},
+	}}
+	for node := 1; node <= 8; node++ {
+		p.Stops = append(p.Stops, solver.Stop{Node: node, Service: 5, Value: 1000, Priority: 1})
+	}
+	p.Stops = append(p.Stops, solver.Stop{Node: 9, Service: 60, Value: 1, Priority: 2})
+	sol, err := solver.SolveTeam(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sol.Routes[0].Visits; len(got) == 0 || !containsStop(got, 8) {
+		t.Fatalf("the urgent stop is left out: %+v", sol)
+	}
+	checkTeam(t, p, sol)
+	// With a second vehicle the routine stops need not give way at all.
+	p.Vehicles = append(p.Vehicles, solver.Vehicle{Start: 0, End: 0, ShiftStart: 0, ShiftEnd: 90})
+	sol, err = solver.SolveTeam(context.Background(), p)
+	if err != nil || len(sol.Unrouted) != 0 {
+		t.Errorf("two vehicles: %v, unrouted %+v", err, sol.Unrouted)
+	}
+	// The same as a single-vehicle Problem.
+	single := solver.Problem{Travel: travel, Start: 0, End: 0, ShiftEnd: 90, Stops: p.Stops}
+	if s, err := solver.Solve(context.Background(), single); err != nil || !containsStop(s.Visits, 8) {
+		t.Errorf("Solve leaves the urgent stop out: %+v, %v", s, err)
+	}
+}
+
+func containsStop(visits []solver.Visit, stop int) bool {
+	for _, v := range visits {
+		if v.Stop == stop {
+			return true
+		}
+	}
+	return false
+}
