@@ -77,6 +77,7 @@ var AllScopes = []Scope{
 var Required = struct {
 	Health, ImportTarget, ImportBatch, ReadJobs            Scope
 	CreateRouteSuggestion, ReadRouteSuggestions            Scope
+	CreateRoutePlan, ReadRoutePlans                        Scope
 	SubmitAppointment, ReadAppointments, CancelAppointment Scope
 	// MapCustomers links a target's or request's customer, location and
 	// contact to customer records; without it they are not linked.
@@ -88,6 +89,8 @@ var Required = struct {
 	ReadJobs:              ScopeImportJobsRead,
 	CreateRouteSuggestion: ScopeRouteSuggestionsCreate,
 	ReadRouteSuggestions:  ScopeImportJobsRead,
+	CreateRoutePlan:       ScopeRouteSuggestionsCreate,
+	ReadRoutePlans:        ScopeImportJobsRead,
 	SubmitAppointment:     ScopeAppointmentRequestsWrite,
 	ReadAppointments:      ScopeAppointmentRequestsRead,
 	CancelAppointment:     ScopeAppointmentRequestsWrite,
@@ -730,11 +733,19 @@ const (
 	// ExcludedOtherRouteDate: the target's route date is another day, or its time
 	// window does not touch the asked day.
 	ExcludedOtherRouteDate ExclusionReason = "OtherRouteDate"
-	// ExcludedOutsideShift: the target cannot be served within the shift even as
-	// the only stop (its window, due time or work time do not fit).
+	// ExcludedOutsideShift: the target's time window or due time lies
+	// outside the working hours (of every technician, for a route plan).
 	ExcludedOutsideShift ExclusionReason = "OutsideShift"
+	// ExcludedWindowUnreachable: the target's time window overlaps the working
+	// hours, but no technician can travel there from the start in time, or
+	// back by the end of the day after the work.
+	ExcludedWindowUnreachable ExclusionReason = "WindowUnreachable"
+	// ExcludedLongerThanShift: the target's work takes longer than the
+	// working day (of every technician).
+	ExcludedLongerThanShift ExclusionReason = "LongerThanShift"
 	// ExcludedDoesNotFit: the target could be served alone, but the day is full
-	// with more valuable targets.
+	// with more valuable targets (for a route plan: with targets of equal or
+	// higher priority).
 	ExcludedDoesNotFit ExclusionReason = "DoesNotFit"
 	// ExcludedMaxStopsReached: the target would fit in time, but the route has
 	// maxStops stops.
@@ -788,6 +799,12 @@ type RouteSuggestion struct {
 	TotalWorkMinutes   int        `json:"totalWorkMinutes"`
 	// WaitMinutes is the waiting of all stops together.
 	WaitMinutes float64 `json:"waitMinutes"`
+	// RoutePlanID is the route plan this draft is part of, null for a
+	// suggestion of endpoint 6; such a draft's importJobId is the plan's one
+	// import job, or 0 when it has several or none.
+	RoutePlanID *int64 `json:"routePlanId"`
+	// Break is when the technician pauses, null without a break.
+	Break *RouteBreak `json:"break"`
 	// TravelModel says what the travel times come from. TravelFallback is
 	// true when the service's road engine failed and the times are
 	// great-circle estimates instead (the operator allowed that).
@@ -841,8 +858,70 @@ type RouteExcludedItem struct {
 	TargetID   *int64          `json:"targetId"`
 	ExternalID string          `json:"externalId"`
 	Reason     ExclusionReason `json:"reason"`
-	Latitude   *float64        `json:"latitude"`
-	Longitude  *float64        `json:"longitude"`
+	// Message says in words why, and what would help.
+	Message   string   `json:"message"`
+	Latitude  *float64 `json:"latitude"`
+	Longitude *float64 `json:"longitude"`
+}
+
+// RouteBreak is when a technician pauses on a route: it starts after the
+// stop with sequence AfterStop (0: before the first stop).
+type RouteBreak struct {
+	StartUtc  time.Time `json:"startUtc"`
+	EndUtc    time.Time `json:"endUtc"`
+	AfterStop int       `json:"afterStop"`
+}
+
+// MaxPlanEmployees is the most employees one route plan plans for.
+const MaxPlanEmployees = 50
+
+// CreateRoutePlanRequest asks for a team's day: one draft route per
+// employee, with no target on two of them. Without ImportJobIDs the targets
+// are every non-cancelled target of the tenant for RouteDate: its
+// planning.routeDate is that day, or it has none and its time window or due
+// time falls on it.
+type CreateRoutePlanRequest struct {
+	RouteDate    Date     `json:"routeDate"`
+	EmployeeIDs  []string `json:"employeeIds"`
+	ImportJobIDs []int64  `json:"importJobIds"`
+	// OptimizationProfileID is the profile of the employees without one of
+	// their own.
+	OptimizationProfileID *int64 `json:"optimizationProfileId"`
+	MinimumBufferMinutes  *int   `json:"minimumBufferMinutes"`
+	// MaxStops caps every route.
+	MaxStops *int `json:"maxStops"`
+}
+
+// RoutePlanRoute is one employee's draft in a CreateRoutePlanResponse.
+type RoutePlanRoute struct {
+	EmployeeID        string `json:"employeeId"`
+	RouteSuggestionID int64  `json:"routeSuggestionId"`
+	IncludedTargets   int    `json:"includedTargets"`
+}
+
+// CreateRoutePlanResponse answers POST {base_url}/route-plans.
+type CreateRoutePlanResponse struct {
+	RoutePlanID     int64                 `json:"routePlanId"`
+	Status          RouteSuggestionStatus `json:"status"`
+	Routes          []RoutePlanRoute      `json:"routes"`
+	IncludedTargets int                   `json:"includedTargets"`
+	LeftOutTargets  int                   `json:"leftOutTargets"`
+	// Links holds paths relative to the server root; the HTTP host fills them.
+	Links map[string]string `json:"links"`
+}
+
+// RoutePlan is a team's day as read with GET {base_url}/route-plans/{id}:
+// one draft RouteSuggestion per employee, in the request's order, and the
+// targets left out, each with its reason.
+type RoutePlan struct {
+	ID           int64                 `json:"id"`
+	RouteDate    Date                  `json:"routeDate"`
+	Status       RouteSuggestionStatus `json:"status"`
+	CreatedAtUtc time.Time             `json:"createdAtUtc"`
+	EmployeeIDs  []string              `json:"employeeIds"`
+	ImportJobIDs []int64               `json:"importJobIds"`
+	Routes       []RouteSuggestion     `json:"routes"`
+	LeftOut      []RouteExcludedItem   `json:"leftOut"`
 }
 
 // ---------------------------------------------------------------------------
@@ -1353,6 +1432,39 @@ type RouteSuggester interface {
 	// DiscardRouteSuggestion ends a Draft as Discarded.
 	// Errors: NotFound, InvalidStateTransition (not a Draft).
 	DiscardRouteSuggestion(ctx context.Context, tenantID string, id int64) (RouteSuggestion, error)
+}
+
+// RoutePlanOutcome is the result of CreateRoutePlan.
+type RoutePlanOutcome struct {
+	Response CreateRoutePlanResponse
+	// Replayed is true when the outcome was stored by an earlier call with the same
+	// idempotency key and nothing was executed.
+	Replayed bool
+}
+
+// RoutePlanner plans a team's day in one solve, an extension beside endpoint
+// 6: every employee gets one draft route and no target is on two. The plan
+// and its drafts are stored in one transaction.
+type RoutePlanner interface {
+	// CreateRoutePlan plans the request's day for its employees from the
+	// targets of its import jobs, or of the day (see
+	// CreateRoutePlanRequest). Solves wait in the same bounded queue as
+	// endpoint 6. Errors: InsufficientScope (route_suggestions.create),
+	// InvalidRequest (routeDate missing, no employees or more than
+	// MaxPlanEmployees, an employee twice, more targets than one plan takes,
+	// a value JSON cannot hold, a bad key), NotFound (an import job,
+	// employee or profile), RateLimited (the queue is full, with RetryAfter),
+	// ServiceUnavailable (the road engine is down), IdempotencyKeyReused,
+	// IdempotencyKeyInUse.
+	CreateRoutePlan(ctx context.Context, caller Caller, req CreateRoutePlanRequest, opts WriteOptions) (RoutePlanOutcome, error)
+	// CreateRoutePlanJSON is CreateRoutePlan with the JSON body of POST
+	// {base_url}/route-plans. Errors: those of CreateRoutePlan, and
+	// InvalidRequest for a body that is not a JSON object or has a field not
+	// in the schema.
+	CreateRoutePlanJSON(ctx context.Context, caller Caller, body []byte, opts WriteOptions) (RoutePlanOutcome, error)
+	// GetRoutePlan returns a plan of the caller's tenant with its drafts.
+	// Errors: InsufficientScope (import_jobs.read), NotFound.
+	GetRoutePlan(ctx context.Context, caller Caller, id int64) (RoutePlan, error)
 }
 
 // ClientRegistry creates, authenticates, lists and revokes Integration Clients.

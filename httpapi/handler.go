@@ -51,6 +51,12 @@ type Config struct {
 	// …/route-suggestions/{id}/map.svg (routesuggest.SVG); nil leaves that
 	// route out.
 	DrawRoute func(connect.RouteSuggestion) []byte
+	// Plans serves the route plans under {base_url}/route-plans (a team's
+	// day in one solve, routesuggest.Service); nil leaves them out.
+	Plans connect.RoutePlanner
+	// DrawPlan draws a route plan as SVG for GET …/route-plans/{id}/map.svg
+	// (routesuggest.PlanSVG); nil leaves that route out.
+	DrawPlan func(connect.RoutePlan) []byte
 	// Appointments serves the appointment request preview under
 	// /connect/v1; nil leaves those routes out.
 	Appointments connect.AppointmentService

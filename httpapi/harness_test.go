@@ -63,10 +63,11 @@ func newServerOn(t testing.TB, db store.Store, adjust ...func(*httpapi.Config)) 
 	t.Helper()
 	logs := &syncBuffer{}
 	imports := importer.New(importer.Config{Store: db})
+	routes := routesuggest.New(routesuggest.Config{Store: db})
 	cfg := httpapi.Config{
 		Clients: &store.Clients{Store: db}, Importer: imports, Jobs: imports,
 		Appointments: appointments.New(appointments.Config{Store: db}),
-		Routes:       routesuggest.New(routesuggest.Config{Store: db}), DrawRoute: routesuggest.SVG,
+		Routes:       routes, DrawRoute: routesuggest.SVG, Plans: routes, DrawPlan: routesuggest.PlanSVG,
 		Webhooks: &webhooks.Subscriptions{Store: db, URLs: webhooks.URLPolicy{Resolver: exampleDNS{}}},
 		Logger:   slog.New(slog.NewTextHandler(logs, nil)),
 	}

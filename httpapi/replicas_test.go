@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"sync"
 	"testing"
@@ -106,5 +107,47 @@ func TestReplicaReadiness(t *testing.T) {
 	a, _ := newReplicas(t)
 	if resp := a.do(request{method: http.MethodGet, path: "/readyz"}); resp.status != http.StatusOK {
 		t.Errorf("GET /readyz: %d %s", resp.status, resp.body)
+	}
+}
+
+// TestReplicasPlanAKeyOnce: one route plan request sent to both replicas at
+// once under one Idempotency-Key stores one plan; the other answer replays it
+// or is 409 IdempotencyKeyInUse.
+func TestReplicasPlanAKeyOnce(t *testing.T) {
+	a, b := newReplicas(t)
+	crew(t, a)
+	key := a.key("acme", "planner", connect.AllScopes...)
+	seedJob(t, a)
+	answers := make([]response, 2)
+	var wg sync.WaitGroup
+	for i, s := range []*server{a, b} {
+		wg.Go(func() {
+			answers[i] = s.do(request{method: http.MethodPost, path: "/api/v1/route-plans", key: key,
+				body: `{"routeDate":"2026-11-23","employeeIds":["anna","ben"]}`, header: map[string]string{"Idempotency-Key": "plan-key"}})
+		})
+	}
+	wg.Wait()
+	plans := map[int64]bool{}
+	for i, resp := range answers {
+		if resp.status == http.StatusConflict && resp.apiError(t).Code == connect.CodeIdempotencyKeyInUse {
+			continue
+		}
+		var created connect.CreateRoutePlanResponse
+		resp.json(t, &created)
+		if resp.status != http.StatusCreated {
+			t.Fatalf("answer %d: %d %s", i, resp.status, resp.body)
+		}
+		plans[created.RoutePlanID] = true
+	}
+	retry := b.do(request{method: http.MethodPost, path: "/api/v1/route-plans", key: key,
+		body: `{"routeDate":"2026-11-23","employeeIds":["anna","ben"]}`, header: map[string]string{"Idempotency-Key": "plan-key"}})
+	var replayed connect.CreateRoutePlanResponse
+	retry.json(t, &replayed)
+	plans[replayed.RoutePlanID] = true
+	if len(plans) != 1 || retry.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("plans %v, retry replayed %q; want one plan", plans, retry.header.Get("Idempotent-Replayed"))
+	}
+	if r := a.do(request{method: http.MethodGet, path: "/api/v1/route-plans/" + fmt.Sprint(replayed.RoutePlanID+1), key: key}); r.status != http.StatusNotFound {
+		t.Errorf("a second plan was stored: %d %s", r.status, r.body)
 	}
 }

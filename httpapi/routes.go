@@ -39,6 +39,7 @@ func (h *Handler) routes() []route {
 		{http.MethodGet, base + "/openapi.json", "", false, h.serveOpenAPI},
 	}
 	routes = append(routes, h.routeSuggestionRoutes()...)
+	routes = append(routes, h.routePlanRoutes()...)
 	routes = append(routes, h.appointmentRoutes()...)
 	routes = append(routes,
 		route{http.MethodGet, "/healthz", "", false, h.serveLive},

@@ -82,20 +82,26 @@ func (p *plan) judge(tx store.Tx, item connect.InboundImportItemResult) (verdict
 // route date, when set, is that date, and its time window and due time, when
 // set, touch that day in the profile's time zone.
 func (p *plan) onTheDay(t *store.Target) bool {
+	return touchesDay(t, p.req.RouteDate, p.dayStart, p.dayStart.AddDate(0, 0, 1))
+}
+
+// touchesDay reports whether a target may be visited on date, the day
+// [from, to): its own route date, when set, is that date, and its time
+// window and due time, when set, touch the day.
+func touchesDay(t *store.Target, date connect.Date, from, to time.Time) bool {
 	pl := t.Data.Planning
 	if pl == nil {
 		return true
 	}
-	if pl.RouteDate != nil && *pl.RouteDate != p.req.RouteDate {
+	if pl.RouteDate != nil && *pl.RouteDate != date {
 		return false
 	}
-	dayEnd := p.dayStart.AddDate(0, 0, 1)
 	switch {
-	case pl.TimeWindowStartUtc != nil && !pl.TimeWindowStartUtc.Before(dayEnd):
+	case pl.TimeWindowStartUtc != nil && !pl.TimeWindowStartUtc.Before(to):
 		return false
-	case pl.TimeWindowEndUtc != nil && pl.TimeWindowEndUtc.Before(p.dayStart):
+	case pl.TimeWindowEndUtc != nil && pl.TimeWindowEndUtc.Before(from):
 		return false
-	case pl.DueAtUtc != nil && pl.DueAtUtc.Before(p.dayStart):
+	case pl.DueAtUtc != nil && pl.DueAtUtc.Before(from):
 		return false
 	}
 	return true
@@ -122,6 +128,24 @@ func (p *plan) shift() (start, end int64) {
 	return p.clock(from), p.clock(to)
 }
 
+// breakRule is the daily pause an employee takes: their own, else their
+// profile's; nil for none.
+func breakRule(e *store.Employee, profile store.OptimizationProfile) *store.BreakRule {
+	if e != nil && e.Break != nil {
+		return e.Break
+	}
+	return profile.Break
+}
+
+// breakOf is a break rule on the day, clock turning its times of day into
+// solver time.
+func breakOf(rule *store.BreakRule, clock func(hhmm string) int64) *solver.Break {
+	if rule == nil {
+		return nil
+	}
+	return &solver.Break{Duration: int64(rule.Minutes) * 60, Open: clock(rule.Earliest), Close: clock(rule.Latest)}
+}
+
 // clock turns "HH:MM" on the route date into solver time, honouring daylight
 // saving changes on that day.
 func (p *plan) clock(hhmm string) int64 {
@@ -130,33 +154,42 @@ func (p *plan) clock(hhmm string) int64 {
 	return p.seconds(local)
 }
 
-// stop turns a candidate into a solver stop at matrix node i: its work time,
-// its window of service start (service starts within the time window, exactly
-// at its start when fixedTime, and ends by dueAtUtc), and its value.
+// stop turns a candidate into a solver stop at matrix node i.
 func (p *plan) stop(i int, t *store.Target) solver.Stop {
+	s := targetStop(i, t, p.seconds, p.dayStart)
+	s.Value = value(t, p.profile)
+	return s
+}
+
+// targetStop is a target as a solver stop at matrix node i, without its value:
+// its work time, and its window of service start (service starts within the
+// time window, exactly at its start when fixedTime, and ends by dueAtUtc).
+// seconds turns a time into solver time; dayStart is local midnight of the
+// day, whose day before and day after bound an open-ended window.
+func targetStop(i int, t *store.Target, seconds func(time.Time) int64, dayStart time.Time) solver.Stop {
 	service := int64(t.Effective.EstimatedWorkMinutes) * 60
-	s := solver.Stop{Node: i, Service: service, Value: value(t, p.profile)}
+	s := solver.Stop{Node: i, Service: service}
 	pl := t.Data.Planning
 	if pl == nil || (pl.TimeWindowStartUtc == nil && pl.TimeWindowEndUtc == nil && pl.DueAtUtc == nil) {
 		return s
 	}
-	open, close := p.seconds(p.dayStart.AddDate(0, 0, -1)), p.seconds(p.dayStart.AddDate(0, 0, 2))
+	open, close := seconds(dayStart.AddDate(0, 0, -1)), seconds(dayStart.AddDate(0, 0, 2))
 	if pl.TimeWindowStartUtc != nil {
-		open = p.seconds(*pl.TimeWindowStartUtc)
+		open = seconds(*pl.TimeWindowStartUtc)
 	}
 	if pl.TimeWindowEndUtc != nil {
-		close = p.seconds(*pl.TimeWindowEndUtc)
+		close = seconds(*pl.TimeWindowEndUtc)
 	}
 	if pl.FixedTime != nil && *pl.FixedTime && pl.TimeWindowStartUtc != nil {
 		s.Fixed, close = true, open
 	}
 	if pl.DueAtUtc != nil {
-		close = min(close, p.seconds(*pl.DueAtUtc)-service)
+		close = min(close, seconds(*pl.DueAtUtc)-service)
 	}
 	if close < open {
 		// No start time works: a window the day before, which the solver
 		// reports as outside the shift.
-		open = p.seconds(p.dayStart.AddDate(0, 0, -1))
+		open = seconds(dayStart.AddDate(0, 0, -1))
 		close = open
 	}
 	s.Windows = []solver.Window{{Open: open, Close: close}}

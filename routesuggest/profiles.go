@@ -70,6 +70,20 @@ func checkProfile(p store.OptimizationProfile) error {
 	if end <= start {
 		return connect.Errorf(connect.CodeInvalidRequest, "shiftEnd must be after shiftStart")
 	}
+	return checkBreak(p.Break)
+}
+
+// checkBreak checks what tags cannot say of a break rule: it may start no
+// later than it may start at the latest.
+func checkBreak(b *store.BreakRule) error {
+	if b == nil {
+		return nil
+	}
+	earliest, _ := connect.ParseClock(b.Earliest)
+	latest, _ := connect.ParseClock(b.Latest)
+	if latest < earliest {
+		return connect.Errorf(connect.CodeInvalidRequest, "break.latest is %s, before break.earliest %s", b.Latest, b.Earliest)
+	}
 	return nil
 }
 
@@ -184,7 +198,7 @@ func checkEmployee(e store.Employee) error {
 	if e.End != nil && e.Start == nil {
 		return connect.Errorf(connect.CodeInvalidRequest, "end needs a start")
 	}
-	return nil
+	return checkBreak(e.Break)
 }
 
 // Employees lists a tenant's employees by id.

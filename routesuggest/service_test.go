@@ -441,6 +441,9 @@ func TestProfilesAndEmployees(t *testing.T) {
 		{store.OptimizationProfile{Name: "x", ShiftStart: "8:00"}, "shiftStart must be a time of day HH:MM"},
 		{store.OptimizationProfile{Name: "x", ShiftStart: "18:00", ShiftEnd: "08:00"}, "shiftEnd must be after shiftStart"},
 		{store.OptimizationProfile{Name: "x", AverageSpeedKmh: 500}, "averageSpeedKmh must be between 1 and 200"},
+		{store.OptimizationProfile{Name: "x", Break: &store.BreakRule{Minutes: 4, Earliest: "11:30", Latest: "13:30"}}, "break.minutes must be between 5 and 240"},
+		{store.OptimizationProfile{Name: "x", Break: &store.BreakRule{Minutes: 30, Earliest: "11.30", Latest: "13:30"}}, "break.earliest must be a time of day HH:MM"},
+		{store.OptimizationProfile{Name: "x", Break: &store.BreakRule{Minutes: 30, Earliest: "13:30", Latest: "11:30"}}, "break.latest is 11:30, before break.earliest 13:30"},
 	}
 	for _, b := range bad {
 		if _, err := e.routes.CreateProfile(ctx, "acme", b.profile); err == nil || !strings.Contains(err.Error(), b.want) {
@@ -452,6 +455,10 @@ func TestProfilesAndEmployees(t *testing.T) {
 	}
 	if _, err := e.routes.PutEmployee(ctx, "acme", store.Employee{ID: "e1", Start: &connect.RoutePoint{Latitude: 95}}); err == nil || !strings.Contains(err.Error(), "start must have a latitude") {
 		t.Errorf("employee with a bad start: %v", err)
+	}
+	if _, err := e.routes.PutEmployee(ctx, "acme", store.Employee{ID: "e1", Break: &store.BreakRule{Minutes: 30, Earliest: "14:00", Latest: "12:00"}}); err == nil ||
+		!strings.Contains(err.Error(), "break.latest is 12:00, before break.earliest 14:00") {
+		t.Errorf("employee with a backwards break: %v", err)
 	}
 	if _, err := e.routes.PutEmployee(ctx, "acme", store.Employee{ID: "e1", Name: "Jo", ProfileID: &p.ID, ShiftStart: ptr("06:00")}); err != nil {
 		t.Fatal(err)

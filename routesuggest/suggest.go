@@ -230,6 +230,7 @@ func (p *plan) problem(travel Travel, iterations int) solver.Problem {
 		pr.Start, pr.End = n, n+1
 	}
 	pr.ShiftStart, pr.ShiftEnd = p.shift()
+	pr.Break = breakOf(breakRule(p.employee, p.profile), p.clock)
 	p.stopCandidate = p.stopCandidate[:0]
 	for i, t := range p.candidates {
 		if !p.noRoad[i] {
@@ -245,13 +246,6 @@ func deref32(i *int) int {
 		return 0
 	}
 	return *i
-}
-
-// exclusion maps the solver's reasons to the contract's.
-var exclusion = map[solver.Reason]connect.ExclusionReason{
-	solver.InfeasibleAlone: connect.ExcludedOutsideShift,
-	solver.NoRoom:          connect.ExcludedDoesNotFit,
-	solver.MaxStops:        connect.ExcludedMaxStopsReached,
 }
 
 // suggestion turns the solution into the stored resource.
@@ -274,39 +268,60 @@ func (p *plan) suggestion(sol solver.Solution, travel Travel, now time.Time) con
 
 func (p *plan) addStops(r *connect.RouteSuggestion, sol solver.Solution, travel Travel) {
 	n := len(p.candidates)
-	prev := -1
+	sh := routeShape{travel: travel, start: -1, end: -1, at: p.at, target: func(stop int) (*store.Target, int) {
+		node := p.stopCandidate[stop]
+		return p.candidates[node], node
+	}}
 	if r.Start != nil {
-		prev = n
+		sh.start, sh.end = n, n+1
 	}
+	fillRoute(r, sol.Route, sh)
+}
+
+// routeShape is what fillRoute needs to know of a solved route: the travel
+// it was planned on, the target and matrix node of every solver stop, the
+// nodes of its depots (-1 without) and how solver time maps to UTC.
+type routeShape struct {
+	travel     Travel
+	target     func(stop int) (*store.Target, int)
+	start, end int
+	at         func(int64) time.Time
+}
+
+// fillRoute gives r the stops, times, totals and break of a solved route.
+func fillRoute(r *connect.RouteSuggestion, route solver.Route, sh routeShape) {
+	prev := sh.start
 	var meters float64
 	var seconds, waiting int64
-	for i, v := range sol.Visits {
-		node := p.stopCandidate[v.Stop]
-		t := p.candidates[node]
-		legSeconds, legMeters := leg(travel, prev, node)
+	for i, v := range route.Visits {
+		t, node := sh.target(v.Stop)
+		legSeconds, legMeters := leg(sh.travel, prev, node)
 		meters, seconds = meters+legMeters, seconds+legSeconds
 		wait := v.ServiceStart - v.Arrival
 		waiting += wait
 		r.Stops = append(r.Stops, connect.RouteStop{
 			Sequence: i + 1, TargetID: t.ID, ExternalID: t.ExternalID, Title: t.Data.Title,
 			Latitude: *t.Effective.Latitude, Longitude: *t.Effective.Longitude,
-			ArrivalUtc: p.at(v.Arrival), WaitMinutes: minutes(wait),
-			ServiceStartUtc: p.at(v.ServiceStart), DepartureUtc: p.at(v.Departure),
+			ArrivalUtc: sh.at(v.Arrival), WaitMinutes: minutes(wait),
+			ServiceStartUtc: sh.at(v.ServiceStart), DepartureUtc: sh.at(v.Departure),
 			TravelMinutesFromPrevious: minutes(legSeconds), TravelKmFromPrevious: round1(legMeters / 1000),
 		})
 		r.TotalWorkMinutes += t.Effective.EstimatedWorkMinutes
 		prev = node
 	}
-	if len(sol.Visits) == 0 {
+	if len(route.Visits) == 0 {
 		return
 	}
-	if r.End != nil {
-		legSeconds, legMeters := leg(travel, prev, n+1)
+	if sh.end >= 0 {
+		legSeconds, legMeters := leg(sh.travel, prev, sh.end)
 		meters, seconds = meters+legMeters, seconds+legSeconds
 	}
-	startAt, endAt := p.at(sol.StartTime), p.at(sol.EndTime)
+	startAt, endAt := sh.at(route.StartTime), sh.at(route.EndTime)
 	r.StartUtc, r.EndUtc = &startAt, &endAt
 	r.TotalTravelKm, r.TotalTravelMinutes, r.WaitMinutes = round1(meters/1000), minutes(seconds), minutes(waiting)
+	if b := route.Break; b != nil {
+		r.Break = &connect.RouteBreak{StartUtc: sh.at(b.Start), EndUtc: sh.at(b.End), AfterStop: b.After}
+	}
 }
 
 // minutes turns solver seconds into minutes rounded to one decimal.
@@ -325,8 +340,10 @@ func leg(travel Travel, from, to int) (int64, float64) {
 // order, with its reason.
 func (p *plan) addExcluded(r *connect.RouteSuggestion, sol solver.Solution) {
 	unrouted := map[int64]connect.ExclusionReason{}
+	start, end := p.shift()
 	for _, u := range sol.Unrouted {
-		unrouted[p.candidates[p.stopCandidate[u.Stop]].ID] = exclusion[u.Reason]
+		node := p.stopCandidate[u.Stop]
+		unrouted[p.candidates[node].ID] = unroutedReason(u.Reason, p.stop(node, p.candidates[node]), []shiftSpan{{start, end}})
 	}
 	for i, t := range p.candidates {
 		if p.noRoad[i] {
@@ -342,6 +359,11 @@ func (p *plan) addExcluded(r *connect.RouteSuggestion, sol solver.Solution) {
 			continue
 		}
 		item := connect.RouteExcludedItem{TargetID: p.job.Items[i].TargetID, ExternalID: p.job.Items[i].ExternalID, Reason: reason}
+		work := 0
+		if v.target != nil {
+			work = v.target.Effective.EstimatedWorkMinutes
+		}
+		item.Message = exclusionMessage(reason, false, work)
 		if v.target != nil && v.target.Effective.HasCoordinates() {
 			item.Latitude, item.Longitude = new(*v.target.Effective.Latitude), new(*v.target.Effective.Longitude)
 		}

@@ -291,7 +291,14 @@ func (d *drawing) writeTitle(b *bytes.Buffer) {
 	line1 := fmt.Sprintf("%s · %s", who, date.Format("Monday 2 January 2006"))
 	line2 := fmt.Sprintf("%s · %.1f km · %.0f min travel · %d min work · %.0f min waiting",
 		plural(len(r.Stops), "stop"), r.TotalTravelKm, r.TotalTravelMinutes, r.TotalWorkMinutes, r.WaitMinutes)
-	line3 := fmt.Sprintf("Times in %s · suggestion %d (%s) of import job %d", d.loc, r.ID, r.Status, r.ImportJobID)
+	origin := fmt.Sprintf("import job %d", r.ImportJobID)
+	if r.RoutePlanID != nil {
+		origin = fmt.Sprintf("route plan %d", *r.RoutePlanID)
+	}
+	line3 := fmt.Sprintf("Times in %s · suggestion %d (%s) of %s", d.loc, r.ID, r.Status, origin)
+	if r.Break != nil {
+		line3 = fmt.Sprintf("Break %s–%s · ", d.clock(r.Break.StartUtc), d.clock(r.Break.EndUtc)) + line3
+	}
 	if r.StartUtc != nil && r.EndUtc != nil {
 		line3 = fmt.Sprintf("On the road %s–%s · ", d.clock(*r.StartUtc), d.clock(*r.EndUtc)) + line3
 	}

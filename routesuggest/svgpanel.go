@@ -32,9 +32,12 @@ var reasonNames = []struct {
 	reason connect.ExclusionReason
 	name   string
 }{
-	{connect.ExcludedDoesNotFit, "Does not fit the day"},
+	{connect.ExcludedDoesNotFit, "Day full (more valuable or higher priority)"},
 	{connect.ExcludedMaxStopsReached, "Max. stops reached"},
-	{connect.ExcludedOutsideShift, "Outside the shift"},
+	{connect.ExcludedWindowUnreachable, "Window cannot be reached in time"},
+	{connect.ExcludedLongerThanShift, "Work longer than the day"},
+	{connect.ExcludedOutsideShift, "Window outside working hours"},
+	{connect.ExcludedNoRoadAccess, "No road access"},
 	{connect.ExcludedOtherRouteDate, "Other route date"},
 	{connect.ExcludedMissingCoordinates, "No coordinates"},
 	{connect.ExcludedCancelled, "Cancelled"},

@@ -31,6 +31,12 @@ type RouteTx interface {
 	// DeleteProfile removes a profile.
 	DeleteProfile(tenantID string, id int64) error
 
+	// CreateRoutePlan stores a new route plan and sets its ID; its drafts are
+	// stored with CreateRouteSuggestion in the same transaction.
+	CreateRoutePlan(p *RoutePlan) error
+	// RoutePlan returns a route plan of a tenant.
+	RoutePlan(tenantID string, id int64) (*RoutePlan, error)
+
 	// PutEmployee stores an employee, replacing one with the same tenant and id.
 	PutEmployee(e *Employee) error
 	// Employee returns an employee of a tenant.
@@ -45,6 +51,29 @@ type RouteTx interface {
 type RouteSuggestion struct {
 	TenantID string `json:"tenantId"`
 	connect.RouteSuggestion
+}
+
+// RoutePlan is a route plan as stored: the plan, the ids of its drafts
+// (stored as route suggestions, in the order of EmployeeIDs) and the
+// targets left out.
+type RoutePlan struct {
+	ID                 int64                         `json:"id"`
+	TenantID           string                        `json:"tenantId"`
+	RouteDate          connect.Date                  `json:"routeDate"`
+	Status             connect.RouteSuggestionStatus `json:"status"`
+	CreatedAtUtc       time.Time                     `json:"createdAtUtc"`
+	EmployeeIDs        []string                      `json:"employeeIds"`
+	ImportJobIDs       []int64                       `json:"importJobIds"`
+	RouteSuggestionIDs []int64                       `json:"routeSuggestionIds"`
+	LeftOut            []connect.RouteExcludedItem   `json:"leftOut"`
+}
+
+// BreakRule is a pause a technician takes every day: Minutes long, starting
+// between Earliest and Latest ("HH:MM", the profile's time zone).
+type BreakRule struct {
+	Minutes  int    `json:"minutes" validate:"between=5:240"`
+	Earliest string `json:"earliest" validate:"clock"`
+	Latest   string `json:"latest" validate:"clock"`
 }
 
 // OptimizationProfile is how routes of a tenant are planned: travel speed and
@@ -72,8 +101,11 @@ type OptimizationProfile struct {
 	// estimates even when the service has a road engine; empty means the
 	// service's model (the road engine when one is configured).
 	TravelModel connect.TravelModel `json:"travelModel,omitempty" validate:"omitempty,oneof=greatCircle"`
-	CreatedAt   time.Time           `json:"createdAt"`
-	UpdatedAt   time.Time           `json:"updatedAt"`
+	// Break is the daily pause of the employees planned with this profile
+	// who have none of their own; nil for none.
+	Break     *BreakRule `json:"break,omitempty"`
+	CreatedAt time.Time  `json:"createdAt"`
+	UpdatedAt time.Time  `json:"updatedAt"`
 }
 
 // Employee is a technician: where the day starts and ends, and the working
@@ -91,7 +123,10 @@ type Employee struct {
 	ShiftStart *string `json:"shiftStart" validate:"omitnil,clock"`
 	ShiftEnd   *string `json:"shiftEnd" validate:"omitnil,clock"`
 	// ProfileID is the profile used when a request names none.
-	ProfileID *int64    `json:"profileId"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	ProfileID *int64 `json:"profileId"`
+	// Break is the employee's daily pause, in place of the profile's; nil
+	// means the profile's.
+	Break     *BreakRule `json:"break,omitempty"`
+	CreatedAt time.Time  `json:"createdAt"`
+	UpdatedAt time.Time  `json:"updatedAt"`
 }

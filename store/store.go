@@ -94,6 +94,11 @@ type TargetTx interface {
 	// are absent from the map. A batch import reads all its targets this way
 	// instead of making a round trip per item.
 	TargetsByExternalID(tenantID string, keys []TargetKey) (map[TargetKey]*Target, error)
+	// TenantTargets calls fn with every target of a tenant, cancelled ones
+	// included, one at a time, so that its cost in memory does not grow with
+	// their number; it stops at fn's first error and returns it. The order
+	// is the engine's.
+	TenantTargets(tenantID string, fn func(*Target) error) error
 }
 
 // TargetKey is the identity of a target within its tenant.

@@ -32,7 +32,7 @@ func withRoutes(ctx context.Context, a *flagSet, fn func(*routesuggest.Service) 
 
 func runProfilesAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	d := routesuggest.DefaultProfile()
-	a := newAdmin("profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--great-circle] [--data DIR | --database-url URL]", stdout, stderr)
+	a := newAdmin("profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--break MIN,HH:MM-HH:MM] [--great-circle] [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.tenant()
 	name := a.requiredString("name", "profile name")
 	p := store.OptimizationProfile{}
@@ -41,6 +41,7 @@ func runProfilesAdd(ctx context.Context, args []string, stdout, stderr io.Writer
 	a.StringVar(&p.ShiftStart, "shift-start", d.ShiftStart, "start of the working day, HH:MM in --time-zone")
 	a.StringVar(&p.ShiftEnd, "shift-end", d.ShiftEnd, "end of the working day, HH:MM in --time-zone")
 	a.StringVar(&p.TimeZone, "time-zone", d.TimeZone, "the tenant's IANA time zone, e.g. Europe/Berlin")
+	a.Var(&breakFlag{&p.Break}, "break", "a break every employee of the profile takes: minutes, then the window its start falls in (30,11:30-13:30)")
 	greatCircle := a.Bool("great-circle", false, "plan with great-circle estimates even when the server has a road engine (--osrm-url)")
 	a.feeds("speed", "averageSpeedKmh")
 	a.feeds("detour", "detourFactor")
@@ -73,10 +74,11 @@ func runProfilesList(ctx context.Context, args []string, stdout, stderr io.Write
 			return err
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tKM/H\tDETOUR\tSHIFT\tTIME ZONE\tTRAVEL")
+		fmt.Fprintln(tw, "ID\tNAME\tKM/H\tDETOUR\tSHIFT\tTIME ZONE\tBREAK\tTRAVEL")
 		for _, p := range list {
 			travel := string(p.TravelModel)
-			fmt.Fprintf(tw, "%d\t%s\t%g\t%g\t%s-%s\t%s\t%s\n", p.ID, p.Name, p.AverageSpeedKmh, p.DetourFactor, p.ShiftStart, p.ShiftEnd, p.TimeZone, orDash(&travel))
+			fmt.Fprintf(tw, "%d\t%s\t%g\t%g\t%s-%s\t%s\t%s\t%s\n", p.ID, p.Name, p.AverageSpeedKmh, p.DetourFactor, p.ShiftStart, p.ShiftEnd, p.TimeZone,
+				(&breakFlag{&p.Break}).String(), orDash(&travel))
 		}
 		return tw.Flush()
 	})
@@ -119,6 +121,29 @@ func (p *pointFlag) Set(s string) error {
 	return nil
 }
 
+// breakFlag is a "MIN,HH:MM-HH:MM" flag: a break of MIN minutes starting
+// between the two local times. The service checks the values.
+type breakFlag struct{ rule **store.BreakRule }
+
+func (b *breakFlag) String() string {
+	if b == nil || b.rule == nil || *b.rule == nil {
+		return "-"
+	}
+	r := *b.rule
+	return fmt.Sprintf("%d,%s-%s", r.Minutes, r.Earliest, r.Latest)
+}
+
+func (b *breakFlag) Set(s string) error {
+	minutes, window, ok := strings.Cut(s, ",")
+	earliest, latest, ok2 := strings.Cut(window, "-")
+	m, err := strconv.Atoi(strings.TrimSpace(minutes))
+	if !ok || !ok2 || err != nil {
+		return fmt.Errorf("want MINUTES,HH:MM-HH:MM such as 30,11:30-13:30")
+	}
+	*b.rule = &store.BreakRule{Minutes: m, Earliest: strings.TrimSpace(earliest), Latest: strings.TrimSpace(latest)}
+	return nil
+}
+
 // stringFlag is a string flag that remembers whether it was given.
 type stringFlag struct{ value *string }
 
@@ -132,7 +157,7 @@ func (s *stringFlag) String() string {
 func (s *stringFlag) Set(v string) error { s.value = &v; return nil }
 
 func runEmployeesSet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--profile N] [--data DIR | --database-url URL]", stdout, stderr)
+	a := newAdmin("employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--break MIN,HH:MM-HH:MM] [--profile N] [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.tenant()
 	id := a.requiredString("id", "employee id, as requests name it in employeeId")
 	var e store.Employee
@@ -143,6 +168,7 @@ func runEmployeesSet(ctx context.Context, args []string, stdout, stderr io.Write
 	var shiftStart, shiftEnd stringFlag
 	a.Var(&shiftStart, "shift-start", "start of the working day, HH:MM (default: the profile's)")
 	a.Var(&shiftEnd, "shift-end", "end of the working day, HH:MM (default: the profile's)")
+	a.Var(&breakFlag{&e.Break}, "break", "the employee's break: minutes, then the window its start falls in (30,11:30-13:30; default: the profile's)")
 	profile := a.Int64("profile", 0, "optimization profile used when a request names none")
 	a.feeds("profile", "profileId")
 	if err := a.parse(args); err != nil {
@@ -174,10 +200,10 @@ func runEmployeesList(ctx context.Context, args []string, stdout, stderr io.Writ
 			return err
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tSTART\tEND\tSHIFT\tPROFILE")
+		fmt.Fprintln(tw, "ID\tNAME\tSTART\tEND\tSHIFT\tBREAK\tPROFILE")
 		for _, e := range list {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s-%s\t%s\n", e.ID, e.Name, (&pointFlag{e.Start}).String(), (&pointFlag{e.End}).String(),
-				orDash(e.ShiftStart), orDash(e.ShiftEnd), idOrDash(e.ProfileID))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s-%s\t%s\t%s\n", e.ID, e.Name, (&pointFlag{e.Start}).String(), (&pointFlag{e.End}).String(),
+				orDash(e.ShiftStart), orDash(e.ShiftEnd), (&breakFlag{&e.Break}).String(), idOrDash(e.ProfileID))
 		}
 		return tw.Flush()
 	})

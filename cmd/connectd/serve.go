@@ -141,11 +141,14 @@ func startServer(ctx context.Context, o serveOptions, stdout io.Writer, logger *
 func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	clients := &store.Clients{Store: s.store}
 	imports := importer.New(importer.Config{Store: s.store})
+	routes := routesuggest.New(s.routeConfig(o))
 	cfg := httpapi.Config{
 		BasePath: o.basePath, Clients: clients, Importer: imports, Jobs: imports,
 		Appointments: appointments.New(appointments.Config{Store: s.store}),
-		Routes:       routesuggest.New(s.routeConfig(o)),
+		Routes:       routes,
 		DrawRoute:    routesuggest.SVG,
+		Plans:        routes,
+		DrawPlan:     routesuggest.PlanSVG,
 		Webhooks:     &webhooks.Subscriptions{Store: s.store, URLs: webhooks.URLPolicy{AllowPrivateNetworks: o.webhookAllowPrivateNetworks}},
 		Logger:       s.logger, MetricsElsewhere: o.metricsAddr != "", Version: version,
 	}

@@ -51,6 +51,7 @@ var (
 	bucketRouteSuggestionsByJob = []byte("route_suggestions_by_job") // tuple(tenant) + job id + id → nothing
 	bucketProfiles              = []byte("optimization_profiles")    // tuple(tenant) + id → OptimizationProfile
 	bucketEmployees             = []byte("employees")                // tuple(tenant, id) → Employee
+	bucketRoutePlans            = []byte("route_plans")              // id → RoutePlan
 )
 
 var allBuckets = [][]byte{
@@ -61,7 +62,7 @@ var allBuckets = [][]byte{
 	bucketCustomers, bucketCustomerIDs, bucketCustomerNumbers, bucketCustomerCounts,
 	bucketLocations, bucketLocationIDs, bucketLocationAddresses,
 	bucketContacts, bucketContactIDs, bucketContactEmails, bucketMappingSettings,
-	bucketRouteSuggestions, bucketRouteSuggestionsByJob, bucketProfiles, bucketEmployees,
+	bucketRouteSuggestions, bucketRouteSuggestionsByJob, bucketProfiles, bucketEmployees, bucketRoutePlans,
 }
 
 // appendOnly are the buckets whose new keys sort after every key already
@@ -73,6 +74,7 @@ var allBuckets = [][]byte{
 var appendOnly = map[string]bool{
 	string(bucketTargets): true, string(bucketJobs): true, string(bucketJobItems): true,
 	string(bucketIdempotencyAt): true, string(bucketEvents): true, string(bucketRouteSuggestions): true,
+	string(bucketRoutePlans): true,
 }
 
 // createBuckets prepares a new file, or brings an existing one up to

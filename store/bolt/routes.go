@@ -54,6 +54,19 @@ func (t *tx) RouteSuggestionsForJob(tenantID string, jobID int64) ([]store.Route
 	return list, err
 }
 
+func (t *tx) CreateRoutePlan(p *store.RoutePlan) error {
+	id, err := nextID(t.bucket(bucketRoutePlans))
+	if err != nil {
+		return err
+	}
+	p.ID = id
+	return put(t.bucket(bucketRoutePlans), idKey(id), p)
+}
+
+func (t *tx) RoutePlan(tenantID string, id int64) (*store.RoutePlan, error) {
+	return getOwned(t.bucket(bucketRoutePlans), id, tenantID, func(p *store.RoutePlan) string { return p.TenantID })
+}
+
 func profileKey(tenantID string, id int64) []byte { return append(tuple(tenantID), idKey(id)...) }
 
 func (t *tx) CreateProfile(p *store.OptimizationProfile) error {

@@ -106,6 +106,16 @@ func (t *tx) TargetByExternalID(tenantID, sourceSystem, externalID string) (*sto
 	return t.targetByID(int64(binary.BigEndian.Uint64(id)))
 }
 
+func (t *tx) TenantTargets(tenantID string, fn func(*store.Target) error) error {
+	return scan(t.bucket(bucketTargetIDs), tuple(tenantID), func(_, v []byte) (bool, error) {
+		target, err := t.targetByID(int64(binary.BigEndian.Uint64(v)))
+		if err == nil {
+			err = fn(target)
+		}
+		return err == nil, err
+	})
+}
+
 func (t *tx) TargetsByExternalID(tenantID string, keys []store.TargetKey) (map[store.TargetKey]*store.Target, error) {
 	found := make(map[store.TargetKey]*store.Target, len(keys))
 	for _, k := range keys {

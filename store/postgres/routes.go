@@ -38,6 +38,24 @@ func (t *tx) RouteSuggestionsForJob(tenantID string, jobID int64) ([]store.Route
 	return all[store.RouteSuggestion](t, `SELECT doc FROM route_suggestions WHERE tenant_id = $1 AND job_id = $2 ORDER BY id`, tenantID, jobID)
 }
 
+func (t *tx) CreateRoutePlan(p *store.RoutePlan) error {
+	id, err := t.nextID("route_plans_id_seq")
+	if err != nil {
+		return err
+	}
+	p.ID = id
+	doc, err := encode(p)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(`INSERT INTO route_plans (id, tenant_id, doc) VALUES ($1, $2, $3)`, id, p.TenantID, doc)
+	return err
+}
+
+func (t *tx) RoutePlan(tenantID string, id int64) (*store.RoutePlan, error) {
+	return one[store.RoutePlan](t, `SELECT doc FROM route_plans WHERE id = $1 AND tenant_id = $2`, id, tenantID)
+}
+
 func (t *tx) CreateProfile(p *store.OptimizationProfile) error {
 	id, err := t.nextID("optimization_profiles_id_seq")
 	if err != nil {

@@ -79,6 +79,10 @@ func (t *tx) TargetByExternalID(tenantID, sourceSystem, externalID string) (*sto
 	return decodeTarget(t.targets[id])
 }
 
+func (t *tx) TenantTargets(tenantID string, fn func(*store.Target) error) error {
+	return each(t, fn, `SELECT doc FROM targets WHERE tenant_id = $1`, tenantID)
+}
+
 func (t *tx) TargetsByExternalID(tenantID string, keys []store.TargetKey) (map[store.TargetKey]*store.Target, error) {
 	found := make(map[store.TargetKey]*store.Target, len(keys))
 	var sources, externalIDs []string

@@ -136,6 +136,30 @@ func one[T any](t *tx, sql string, args ...any) (*T, error) {
 	return &v, nil
 }
 
+// each decodes the doc of every row sql returns, in order, and calls fn with
+// it, one row at a time; it stops at fn's first error.
+func each[T any](t *tx, fn func(*T) error, sql string, args ...any) error {
+	rows, err := t.query(sql, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var data []byte
+		if err := rows.Scan(&data); err != nil {
+			return errors.WithStack(err)
+		}
+		var v T
+		if err := json.Unmarshal(data, &v); err != nil {
+			return errors.Wrap(err, "decoding a record")
+		}
+		if err := fn(&v); err != nil {
+			return err
+		}
+	}
+	return t.note(errors.WithStack(rows.Err()))
+}
+
 // all decodes the docs of every row sql returns, in order.
 func all[T any](t *tx, sql string, args ...any) ([]T, error) {
 	rows, err := t.query(sql, args...)

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -160,6 +161,72 @@ func testEmployees(t *testing.T, open Opener) {
 		wantNotFound(t, "a deleted employee", err)
 		if got, err := tx.Employee("t2", "e1"); err != nil || got.Name != "theirs" {
 			t.Errorf("the other tenant's e1 after the delete = %+v, %v", got, err)
+		}
+		return nil
+	})
+}
+
+// testRoutePlans: a plan is stored with its drafts in one transaction, read
+// back whole by its tenant only, and ids increase.
+func testRoutePlans(t *testing.T, open Opener) {
+	s, _ := openFresh(t, open)
+	var first, second store.RoutePlan
+	update(t, s, func(tx store.Tx) error {
+		draft := newSuggestion("t1", 0)
+		if err := tx.CreateRouteSuggestion(draft); err != nil {
+			return err
+		}
+		first = store.RoutePlan{TenantID: "t1", RouteDate: connect.DateOf(t0), Status: connect.RouteDraft, CreatedAtUtc: t0,
+			EmployeeIDs: []string{"e1"}, ImportJobIDs: []int64{7}, RouteSuggestionIDs: []int64{draft.ID},
+			LeftOut: []connect.RouteExcludedItem{{ExternalID: "X", Reason: connect.ExcludedDoesNotFit, Message: "full"}}}
+		second = store.RoutePlan{TenantID: "t2", RouteDate: connect.DateOf(t0), Status: connect.RouteDraft, CreatedAtUtc: t0}
+		return errors.Join(tx.CreateRoutePlan(&first), tx.CreateRoutePlan(&second))
+	})
+	if first.ID <= 0 || second.ID <= first.ID {
+		t.Fatalf("ids not assigned in increasing order: %d %d", first.ID, second.ID)
+	}
+	view(t, s, func(tx store.Tx) error {
+		got, err := tx.RoutePlan("t1", first.ID)
+		if err != nil || got.EmployeeIDs[0] != "e1" || got.ImportJobIDs[0] != 7 || len(got.RouteSuggestionIDs) != 1 ||
+			got.LeftOut[0].Message != "full" || !got.CreatedAtUtc.Equal(t0) {
+			t.Errorf("RoutePlan = %+v, %v", got, err)
+		}
+		if _, err := tx.RouteSuggestion("t1", got.RouteSuggestionIDs[0]); err != nil {
+			t.Errorf("the plan's draft: %v", err)
+		}
+		_, err = tx.RoutePlan("t2", first.ID)
+		wantNotFound(t, "another tenant's plan", err)
+		_, err = tx.RoutePlan("t1", second.ID+100)
+		wantNotFound(t, "a plan never created", err)
+		return nil
+	})
+}
+
+// testTenantTargets: every target of the tenant, cancelled ones included,
+// and no other tenant's; fn's error stops the visit and is returned.
+func testTenantTargets(t *testing.T, open Opener) {
+	s, _ := openFresh(t, open)
+	update(t, s, func(tx store.Tx) error {
+		cancelled := newTarget("t1", "crm", "C")
+		cancelled.Status = store.TargetCancelled
+		return errors.Join(tx.CreateTarget(newTarget("t1", "erp", "A")), tx.CreateTarget(newTarget("t1", "erp", "B")),
+			tx.CreateTarget(cancelled), tx.CreateTarget(newTarget("t2", "erp", "A")), tx.CreateTarget(newTarget("t10", "erp", "Z")))
+	})
+	view(t, s, func(tx store.Tx) error {
+		var seen []string
+		err := tx.TenantTargets("t1", func(tg *store.Target) error {
+			seen = append(seen, tg.TenantID+"/"+tg.SourceSystem+"/"+tg.ExternalID+"/"+string(tg.Status))
+			return nil
+		})
+		slices.Sort(seen)
+		if want := "t1/crm/C/Cancelled t1/erp/A/Active t1/erp/B/Active"; err != nil || strings.Join(seen, " ") != want {
+			t.Errorf("TenantTargets(t1) = %q, %v; want %q", strings.Join(seen, " "), err, want)
+		}
+		stop := errors.New("enough")
+		calls := 0
+		err = tx.TenantTargets("t1", func(*store.Target) error { calls++; return stop })
+		if !errors.Is(err, stop) || calls != 1 {
+			t.Errorf("an error from fn: %v after %d calls, want it after 1", err, calls)
 		}
 		return nil
 	})

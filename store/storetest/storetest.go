@@ -54,6 +54,8 @@ func Run(t *testing.T, open Opener) {
 		{"RouteSuggestions", testRouteSuggestions},
 		{"Profiles", testProfiles},
 		{"Employees", testEmployees},
+		{"RoutePlans", testRoutePlans},
+		{"TenantTargets", testTenantTargets},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) { s.fn(t, open) })
