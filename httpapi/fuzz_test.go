@@ -138,7 +138,7 @@ func (s *fuzzServer) records(t *testing.T) string {
 // path (planning.routeDate, preferredTimeWindows[0].endUtc; a member named
 // with digits reads like an index, [0]; an odd name is quoted, "a b".c), a
 // header, or the document itself.
-var fieldFirst = regexp.MustCompile(`^(the (request body|batch|target|route suggestion request|appointment request|cancel request|batch's)\b|a member name of |Idempotency-Key|customer |target |employee |import job |appointment request |optimization profile |` +
+var fieldFirst = regexp.MustCompile(`^(the (request body|batch|target|route suggestion request|route plan request|appointment request|cancel request|batch's)\b|a member name of |Idempotency-Key|customer |target |employee |import job |appointment request |optimization profile |` +
 	fieldPath + ` (must|is|has|are|cannot)\b|.*… (must|is|has|are|cannot)\b)`)
 
 // fieldPath is the form of connect.FieldPath: names, quoted when odd, joined
@@ -178,6 +178,14 @@ func FuzzRouteRequest(f *testing.F) {
 	f.Add([]byte(`{"routeDate":"2026-11-23"}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		s.check(t, http.MethodPost, base+"/import-jobs/1/route-suggestion", nil, body)
+	})
+}
+
+func FuzzRoutePlanRequest(f *testing.F) {
+	s := newFuzzServer(f)
+	f.Add([]byte(`{"routeDate":"2026-11-23","employeeIds":["tech-1"],"importJobIds":[1]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		s.check(t, http.MethodPost, base+"/route-plans", nil, body)
 	})
 }
 

@@ -95,6 +95,12 @@ func hostileShapes() []hostileShape {
 			func() []byte {
 				return fill(`{"routeDate":"2026-11-21"`, func(i int) string { return fmt.Sprintf(`,"u%d":0`, i) }, "", "}")
 			}, 400},
+		{"route plan with a million unknown members", "POST", base + "/route-plans", connect.ScopeRouteSuggestionsCreate,
+			func() []byte {
+				return fill(`{"routeDate":"2026-11-21","employeeIds":["e"]`, func(i int) string { return fmt.Sprintf(`,"u%d":0`, i) }, "", "}")
+			}, 400},
+		{"route plan with a million employees", "POST", base + "/route-plans", connect.ScopeRouteSuggestionsCreate,
+			func() []byte { return fill(`{"routeDate":"2026-11-21","employeeIds":[`, repeat(`"e"`), ",", "]}") }, 400},
 		{"cancel request with a million unknown members", "POST", apr + "/apr_unknown/cancel", connect.ScopeAppointmentRequestsWrite,
 			func() []byte {
 				return fill(`{"reason":"r"`, func(i int) string { return fmt.Sprintf(`,"u%d":0`, i) }, "", "}")

@@ -84,7 +84,7 @@ func TestRoutePlanEndpoints(t *testing.T) {
 		{"other tenant's employee", other, strings.Replace(body, `"anna","ben"`, `"anna"`, 1), 404, connect.CodeNotFound, "employeeIds[0]"},
 		{"unknown job", key, fmt.Sprintf(`{"routeDate":"2026-11-23","employeeIds":["anna"],"importJobIds":[%d]}`, jobID+100), 404, connect.CodeNotFound, "importJobIds[0]"},
 		{"unknown employee", key, `{"routeDate":"2026-11-23","employeeIds":["anna","ghost"]}`, 404, connect.CodeNotFound, "employeeIds[1]"},
-		{"unknown profile", key, `{"routeDate":"2026-11-23","employeeIds":["anna"],"optimizationProfileId":5}`, 404, connect.CodeNotFound, "optimization profile 5"},
+		{"unknown profile", key, `{"routeDate":"2026-11-23","employeeIds":["anna"],"optimizationProfileId":5}`, 404, connect.CodeNotFound, "optimizationProfileId is 5"},
 		{"no route date", key, `{"employeeIds":["anna"]}`, 400, connect.CodeInvalidRequest, "routeDate"},
 		{"no employees", key, `{"routeDate":"2026-11-23","employeeIds":[]}`, 400, connect.CodeInvalidRequest, "employeeIds"},
 		{"employee twice", key, `{"routeDate":"2026-11-23","employeeIds":["anna","anna"]}`, 400, connect.CodeInvalidRequest, "employeeIds[1]"},

@@ -99,7 +99,7 @@ func decodePlanRequest(body []byte) (connect.CreateRoutePlanRequest, error) {
 	seen := map[string]bool{}
 	for i, id := range req.EmployeeIDs {
 		if seen[id] {
-			return req, connect.Errorf(connect.CodeInvalidRequest, "employeeIds[%d]: employee %s is named twice", i, connect.Quote(id))
+			return req, connect.Errorf(connect.CodeInvalidRequest, "employeeIds[%d] is %s again: name each employee once", i, connect.Quote(id))
 		}
 		seen[id] = true
 	}
@@ -260,7 +260,7 @@ func (s *Service) planDay(ctx context.Context, tenantID string, req connect.Crea
 func (p *dayPlan) resolve(tx store.Tx, tenantID string) error {
 	p.profile = DefaultProfile()
 	if id := p.req.OptimizationProfileID; id != nil {
-		pr, err := profile(tx, tenantID, *id)
+		pr, err := profile(tx, tenantID, *id, "optimizationProfileId")
 		if err != nil {
 			return err
 		}
@@ -269,14 +269,14 @@ func (p *dayPlan) resolve(tx store.Tx, tenantID string) error {
 	for i, id := range p.req.EmployeeIDs {
 		e, err := tx.Employee(tenantID, id)
 		if errors.Is(err, connect.ErrNotFound) {
-			return connect.Errorf(connect.CodeNotFound, "employeeIds[%d]: employee %s not found", i, connect.Quote(id))
+			return connect.Errorf(connect.CodeNotFound, "employeeIds[%d] is %s, an employee the tenant does not have", i, connect.Quote(id))
 		}
 		if err != nil {
 			return err
 		}
 		c := &crew{employee: e, profile: p.profile}
 		if e.ProfileID != nil {
-			pr, err := profile(tx, tenantID, *e.ProfileID)
+			pr, err := profile(tx, tenantID, *e.ProfileID, fmt.Sprintf("employeeIds[%d]'s profile", i))
 			if err != nil {
 				return err
 			}
@@ -293,7 +293,7 @@ func (p *dayPlan) resolve(tx store.Tx, tenantID string) error {
 	for i, id := range p.req.ImportJobIDs {
 		job, err := tx.Job(tenantID, id)
 		if errors.Is(err, connect.ErrNotFound) {
-			return connect.Errorf(connect.CodeNotFound, "importJobIds[%d]: import job %d not found", i, id)
+			return connect.Errorf(connect.CodeNotFound, "importJobIds[%d] is %d, an import job the tenant does not have", i, id)
 		}
 		if err != nil {
 			return err
@@ -303,11 +303,12 @@ func (p *dayPlan) resolve(tx store.Tx, tenantID string) error {
 	return nil
 }
 
-// profile reads a profile of a tenant; an unknown one is NotFound.
-func profile(tx store.Tx, tenantID string, id int64) (*store.OptimizationProfile, error) {
+// profile reads a profile of a tenant; an unknown one is NotFound naming
+// field, where the request (or an employee) names it.
+func profile(tx store.Tx, tenantID string, id int64, field string) (*store.OptimizationProfile, error) {
 	pr, err := tx.Profile(tenantID, id)
 	if errors.Is(err, connect.ErrNotFound) {
-		return nil, connect.Errorf(connect.CodeNotFound, "optimization profile %d not found", id)
+		return nil, connect.Errorf(connect.CodeNotFound, "%s is %d, an optimization profile the tenant does not have", field, id)
 	}
 	return pr, err
 }
@@ -391,8 +392,12 @@ func (p *dayPlan) gather(tx store.Tx, tenantID string) error {
 		}
 	}
 	if len(p.candidates) > solver.MaxProblemStops {
-		return connect.Errorf(connect.CodeInvalidRequest, "the plan has %d targets to route, more than the %d one plan takes: name fewer importJobIds, or split the team's day",
-			len(p.candidates), solver.MaxProblemStops)
+		field := "importJobIds"
+		if len(p.req.ImportJobIDs) == 0 {
+			field = "routeDate"
+		}
+		return connect.Errorf(connect.CodeInvalidRequest, "%s has %d targets to route, more than the %d one plan takes: name fewer importJobIds, or split the team's day",
+			field, len(p.candidates), solver.MaxProblemStops)
 	}
 	return nil
 }

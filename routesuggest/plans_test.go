@@ -245,12 +245,12 @@ func TestRoutePlanRefusals(t *testing.T) {
 		{"no route date", `{"employeeIds":["anna"]}`, connect.CodeInvalidRequest, "routeDate is required"},
 		{"no employees", `{"routeDate":"2026-11-23","employeeIds":[]}`, connect.CodeInvalidRequest, "employeeIds is required and must name 1 to 50 employees"},
 		{"51 employees", `{"routeDate":"2026-11-23","employeeIds":[` + strings.Join(fifty, ",") + `]}`, connect.CodeInvalidRequest, "employeeIds must have at most 50 entries"},
-		{"an employee twice", `{"routeDate":"2026-11-23","employeeIds":["anna","anna"]}`, connect.CodeInvalidRequest, `employeeIds[1]: employee "anna" is named twice`},
+		{"an employee twice", `{"routeDate":"2026-11-23","employeeIds":["anna","anna"]}`, connect.CodeInvalidRequest, `employeeIds[1] is "anna" again: name each employee once`},
 		{"unknown member", `{"routeDate":"2026-11-23","employeeIds":["anna"],"colour":"red"}`, connect.CodeInvalidRequest, "colour is not a field of the route plan request"},
-		{"unknown employee", `{"routeDate":"2026-11-23","employeeIds":["zoe"]}`, connect.CodeNotFound, `employeeIds[0]: employee "zoe" not found`},
-		{"unknown profile", `{"routeDate":"2026-11-23","employeeIds":["anna"],"optimizationProfileId":9}`, connect.CodeNotFound, "optimization profile 9 not found"},
-		{"unknown job", fmt.Sprintf(`{"routeDate":"2026-11-23","employeeIds":["anna"],"importJobIds":[%d]}`, jobID+9), connect.CodeNotFound, "importJobIds[0]: import job"},
-		{"another tenant's job", fmt.Sprintf(`{"routeDate":"2026-11-23","employeeIds":["anna"],"importJobIds":[%d,%d]}`, jobID, theirs.Result.ImportJobID), connect.CodeNotFound, "importJobIds[1]: import job"},
+		{"unknown employee", `{"routeDate":"2026-11-23","employeeIds":["zoe"]}`, connect.CodeNotFound, `employeeIds[0] is "zoe", an employee the tenant does not have`},
+		{"unknown profile", `{"routeDate":"2026-11-23","employeeIds":["anna"],"optimizationProfileId":9}`, connect.CodeNotFound, "optimizationProfileId is 9, an optimization profile the tenant does not have"},
+		{"unknown job", fmt.Sprintf(`{"routeDate":"2026-11-23","employeeIds":["anna"],"importJobIds":[%d]}`, jobID+9), connect.CodeNotFound, "importJobIds[0] is"},
+		{"another tenant's job", fmt.Sprintf(`{"routeDate":"2026-11-23","employeeIds":["anna"],"importJobIds":[%d,%d]}`, jobID, theirs.Result.ImportJobID), connect.CodeNotFound, "importJobIds[1] is"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -263,6 +263,25 @@ func TestRoutePlanRefusals(t *testing.T) {
 	out, err := e.routes.CreateRoutePlan(ctx, caller, connect.CreateRoutePlanRequest{RouteDate: day, EmployeeIDs: []string{"anna"}}, connect.WriteOptions{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// More candidates than one solve takes: refused before any solving,
+	// naming what chose them.
+	var jobs []int64
+	for batch := range 3 {
+		targets := routetest.Targets(700)
+		for i := range targets {
+			targets[i] = strings.Replace(targets[i], `"R-`, fmt.Sprintf(`"R%d-`, batch), 1)
+		}
+		jobs = append(jobs, e.importBatch(t, targets...))
+	}
+	for _, tc := range []struct {
+		jobs  []int64
+		field string
+	}{{jobs, "importJobIds"}, {nil, "routeDate"}} {
+		_, err := e.routes.CreateRoutePlan(ctx, caller, connect.CreateRoutePlanRequest{RouteDate: day, EmployeeIDs: []string{"anna"}, ImportJobIDs: tc.jobs}, connect.WriteOptions{})
+		if want := tc.field + " has 2100 targets to route, more than the 2000 one plan takes"; connect.ErrorCodeOf(err) != connect.CodeInvalidRequest || !strings.Contains(err.Error(), want) {
+			t.Errorf("too many targets: %v, want %q", err, want)
+		}
 	}
 	if _, err := e.routes.GetRoutePlan(ctx, other, out.Response.RoutePlanID); connect.ErrorCodeOf(err) != connect.CodeNotFound {
 		t.Errorf("another tenant's plan: %v", err)
