@@ -119,6 +119,20 @@ func ParseScopes(list string) ([]Scope, error) {
 	return scopes, nil
 }
 
+// CheckScopes refuses an empty list of scopes or one holding an unknown
+// scope, naming it, as the scopes of a client.
+func CheckScopes(scopes []Scope) error {
+	if len(scopes) == 0 {
+		return Errorf(CodeInvalidRequest, "scopes is required: at least one of %s", joinScopes(AllScopes))
+	}
+	for i, scope := range scopes {
+		if !isKnownScope(scope) {
+			return Errorf(CodeInvalidRequest, "scopes[%d] is %s, an unknown scope; known scopes: %s", i, Quote(string(scope)), joinScopes(AllScopes))
+		}
+	}
+	return nil
+}
+
 func isKnownScope(s Scope) bool {
 	for _, known := range AllScopes {
 		if s == known {
@@ -1485,6 +1499,10 @@ type ClientRegistry interface {
 	// RevokeClient revokes a client's key for good; revoking twice keeps the
 	// first revocation. Errors: NotFound.
 	RevokeClient(ctx context.Context, tenantID, clientID string) error
+	// SetClientScopes replaces the scopes of a client's key, effective on the
+	// key's next request, and returns the client. Errors: InvalidRequest (no
+	// scope, an unknown one, or the key is revoked), NotFound.
+	SetClientScopes(ctx context.Context, tenantID, clientID string, scopes []Scope) (Client, error)
 }
 
 // AppointmentOutcome is the result of submitting an appointment request.

@@ -1,8 +1,12 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/integration-connect/connect"
@@ -71,6 +75,52 @@ func TestAuthenticateRefusesBadKeysAlike(t *testing.T) {
 		_, err := clients.Authenticate(bgctx, key)
 		if connect.ErrorCodeOf(err) != connect.CodeUnauthorized || err.Error() != connect.ErrUnauthorized.Error() {
 			t.Errorf("Authenticate(%q) = %v; want the one Unauthorized error", key, err)
+		}
+	}
+}
+
+// TestSetClientScopes: a key's scopes change in place and hold from its next
+// request; the change is logged; bad lists, unknown and revoked clients are
+// refused with the exact code and the field.
+func TestSetClientScopes(t *testing.T) {
+	s := mustOpen(t)
+	var log bytes.Buffer
+	clients := &store.Clients{Store: s, Logger: slog.New(slog.NewTextHandler(&log, nil))}
+	_, key, err := clients.CreateClient(bgctx, connect.NewClient{TenantID: "acme", ClientID: "erp", SourceSystem: "sap", Scopes: []connect.Scope{connect.ScopeTargetsWrite}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wider := []connect.Scope{connect.ScopeTargetsWrite, connect.ScopeImportJobsRead}
+	if c, err := clients.SetClientScopes(bgctx, "acme", "erp", wider); err != nil || len(c.Scopes) != 2 {
+		t.Fatalf("SetClientScopes = %+v, %v", c, err)
+	}
+	if caller, err := clients.Authenticate(bgctx, key); err != nil || !slices.Equal(caller.Scopes, wider) {
+		t.Errorf("the next request authenticates as %+v, %v; want scopes %v", caller, err, wider)
+	}
+	if want := `msg="client scopes changed" tenantId=acme clientId=erp from=[inbound.targets.write] to="[inbound.targets.write import_jobs.read]"`; !strings.Contains(log.String(), want) {
+		t.Errorf("audit log %q, want %q", log.String(), want)
+	}
+	if _, _, err := clients.CreateClient(bgctx, connect.NewClient{TenantID: "acme", ClientID: "x", SourceSystem: "sap", Scopes: []connect.Scope{"imports.everything"}}); err == nil ||
+		!strings.Contains(err.Error(), `scopes[0] is "imports.everything", an unknown scope`) {
+		t.Errorf("a client with an unknown scope: %v", err)
+	}
+	if err := clients.RevokeClient(bgctx, "acme", "erp"); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, client string
+		scopes       []connect.Scope
+		code         connect.ErrorCode
+		message      string
+	}{
+		{"no scope", "erp", nil, connect.CodeInvalidRequest, "scopes is required"},
+		{"unknown scope", "erp", []connect.Scope{connect.ScopeHealthRead, "everything"}, connect.CodeInvalidRequest, `scopes[1] is "everything", an unknown scope`},
+		{"revoked key", "erp", wider, connect.CodeInvalidRequest, `the key of client "erp" of tenant "acme" is revoked`},
+		{"unknown client", "crm", wider, connect.CodeNotFound, `tenant "acme" has no client "crm"`},
+	}
+	for _, tc := range tests {
+		if _, err := clients.SetClientScopes(bgctx, "acme", tc.client, tc.scopes); connect.ErrorCodeOf(err) != tc.code || !strings.Contains(err.Error(), tc.message) {
+			t.Errorf("%s: %v, want %s %q", tc.name, err, tc.code, tc.message)
 		}
 	}
 }

@@ -64,6 +64,18 @@ func servedStore(ctx context.Context) store.Store {
 	return s
 }
 
+type servedLoggerKey struct{}
+
+// auditLogger is where an admin command records a change to permissions: the
+// log of the server running it for an admin socket client, else the
+// command's own stderr.
+func auditLogger(ctx context.Context, stderr io.Writer) *slog.Logger {
+	if l, ok := ctx.Value(servedLoggerKey{}).(*slog.Logger); ok {
+		return l
+	}
+	return slog.New(slog.NewTextHandler(stderr, nil))
+}
+
 // exitStatusError is the exit status of a command that ran in the server; its
 // output has been written already.
 type exitStatusError int
@@ -157,7 +169,7 @@ func (a *adminServer) run(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var stdout, stderr bytes.Buffer
-	ctx := context.WithValue(r.Context(), servedStoreKey{}, a.store)
+	ctx := context.WithValue(context.WithValue(r.Context(), servedStoreKey{}, a.store), servedLoggerKey{}, a.logger)
 	status := run(ctx, req.Args, &stdout, &stderr)
 	a.logger.Info("admin command", "command", commandName(req.Args), "exitStatus", status)
 	body, err := json.Marshal(adminResponse{Stdout: stdout.String(), Stderr: stderr.String(), ExitStatus: status})

@@ -93,6 +93,9 @@ func runCompact(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if dst == src {
 		return fs.usageError("--out must name a new file, not the store's own %s", src)
 	}
+	if err := where.boltFileExists(); err != nil {
+		return err
+	}
 	err = replaceFile(dst, func(tmp string) error { return bolt.Compact(src, tmp) })
 	if errors.Is(err, bolt.ErrLocked) {
 		return errors.Newf("%s is in use (is connectd serve running?): stop the server to compact, or take a backup while it runs", src)

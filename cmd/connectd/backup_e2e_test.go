@@ -34,7 +34,7 @@ type acknowledged struct {
 func TestBackupWhileServing(t *testing.T) {
 	boltOnly(t)
 	bin := buildBinary(t)
-	data, work := filepath.Join(t.TempDir(), "data"), t.TempDir()
+	data, work := dataDir(t), t.TempDir()
 	created := cli(t, bin, "keys", "create", "--tenant", "acme", "--client", "erp", "--source-system", "erp",
 		"--scopes", "inbound.targets.batch.write,import_jobs.read", "--data", data)
 	lines := strings.Split(strings.TrimSpace(created.stdout), "\n")

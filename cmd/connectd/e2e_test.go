@@ -242,6 +242,15 @@ func TestAdminWhileServing(t *testing.T) {
 	if status, body := call(t, "GET", d.url+"/integration/health", key, ""); status != 200 {
 		t.Fatalf("the new key: %d %s", status, body)
 	}
+	if status, body := call(t, "GET", d.url+"/import-jobs", key, ""); status != 403 {
+		t.Fatalf("a key without import_jobs.read: %d %s", status, body)
+	}
+	if rescoped := cli(t, bin, "keys", "set-scopes", "--tenant", "acme", "--client", "erp", "--scopes", "integration.health.read,import_jobs.read", "--data", data); rescoped.status != 0 {
+		t.Fatalf("keys set-scopes while serving: %+v", rescoped)
+	}
+	if status, body := call(t, "GET", d.url+"/import-jobs", key, ""); status != 200 {
+		t.Errorf("the same key after set-scopes: %d %s", status, body)
+	}
 	if revoked := cli(t, bin, "keys", "revoke", "--tenant", "acme", "--client", "erp", "--data", data); revoked.status != 0 {
 		t.Fatalf("keys revoke while serving: %+v", revoked)
 	}
@@ -257,6 +266,9 @@ func TestAdminWhileServing(t *testing.T) {
 	}
 	if code := d.stop(t); code != 0 {
 		t.Fatalf("exit status %d after SIGTERM; stderr:\n%s", code, d.stderr)
+	}
+	if !strings.Contains(d.stderr.String(), `msg="client scopes changed" tenantId=acme clientId=erp from=[integration.health.read] to="[integration.health.read import_jobs.read]"`) {
+		t.Errorf("the server's log has no audit line of keys set-scopes:\n%s", d.stderr)
 	}
 	if !strings.Contains(d.stderr.String(), `msg="admin command" command="keys create" exitStatus=0`) {
 		t.Errorf("the server does not log the admin commands it ran:\n%s", d.stderr)

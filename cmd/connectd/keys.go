@@ -12,9 +12,10 @@ import (
 	"github.com/integration-connect/connect/store"
 )
 
-var keysGroup = group{"keys", "keys create|list|revoke [flags]", []subcommand{
+var keysGroup = group{"keys", "keys create|list|set-scopes|revoke [flags]", []subcommand{
 	subcommand{"create", "create a client and print its API key (shown once)", runKeysCreate},
 	subcommand{"list", "list clients and their key prefixes", runKeysList},
+	subcommand{"set-scopes", "replace the scopes of a client's key, effective on its next request", runKeysSetScopes},
 	subcommand{"revoke", "revoke a client's key", runKeysRevoke},
 }}
 
@@ -67,6 +68,31 @@ func runKeysList(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s…\t%s\t%s\t%s\n", c.TenantID, c.ClientID, c.SourceSystem, c.KeyPrefix, joinScopes(c.Scopes), c.CreatedAt.Format(time.RFC3339), revoked)
 		}
 		return tw.Flush()
+	})
+}
+
+// runKeysSetScopes replaces a client's scopes; the key stays the same. The
+// change is logged (client scopes changed) where the command runs: in the
+// server's log when a server runs it, else on stderr.
+func runKeysSetScopes(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	a := newAdmin("keys set-scopes --tenant T --client C --scopes a,b,c [--data DIR | --database-url URL]", stdout, stderr)
+	tenant := a.tenant()
+	client := a.requiredString("client", "client id")
+	scopes := a.requiredString("scopes", "the key's new scopes, comma-separated, replacing the old: "+joinScopes(connect.AllScopes))
+	if err := a.parse(args); err != nil {
+		return err
+	}
+	parsed, err := connect.ParseScopes(*scopes)
+	if err != nil {
+		return a.usageError("--scopes: %s", connect.AsError(err).Message)
+	}
+	return withStore(ctx, a, func(s store.Store) error {
+		c, err := (&store.Clients{Store: s, Logger: auditLogger(ctx, stderr)}).SetClientScopes(ctx, *tenant, *client, parsed)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Client %q of tenant %q now has the scopes %s, from its key's next request on.\n", c.ClientID, c.TenantID, joinScopes(c.Scopes))
+		return nil
 	})
 }
 

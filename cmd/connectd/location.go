@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"flag"
-	"net/url"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/cockroachdb/errors"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/integration-connect/connect/store"
 	"github.com/integration-connect/connect/store/bolt"
@@ -60,28 +63,58 @@ func (l location) adminSocket() string {
 	return filepath.Join(l.dataDir, adminSocketName)
 }
 
-// describe names the store for log lines, without the database password.
+// describe names the store for output and log lines: the bbolt file's
+// absolute path, or the database, its host and user, never a password.
 func (l location) describe() string {
 	if !l.shared() {
-		return l.dataDir
+		path := filepath.Join(l.dataDir, bolt.FileName)
+		if abs, err := filepath.Abs(path); err == nil {
+			path = abs
+		}
+		return path
 	}
-	if u, err := url.Parse(l.databaseURL); err == nil && u.Host != "" {
-		return "postgres://" + u.Host + u.Path
+	cfg, err := pgconn.ParseConfig(l.databaseURL)
+	if err != nil {
+		return "a PostgreSQL database (the URL does not parse)"
 	}
-	return "PostgreSQL"
+	return fmt.Sprintf("PostgreSQL database %q on %s as %q", cfg.Database, net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), cfg.User)
 }
 
+// howToChoose says which flags and variables choose a store, for messages
+// about a store that is not there.
+const howToChoose = "--data DIR (or CONNECT_DATA) chooses the directory of a bbolt store, --database-url URL (or CONNECT_DATABASE_URL) a PostgreSQL database"
+
 // open opens the store, with a clear message when another process holds the
-// bbolt file. A PostgreSQL store is migrated to the binary's schema first.
-func (l location) open(ctx context.Context) (store.Store, error) {
+// bbolt file. create says whether a store that is not there yet may be
+// created (serve and migrate); every other command refuses, naming where it
+// looked, so a mistyped directory or URL cannot start an empty store. An
+// existing PostgreSQL schema is brought up to the binary's first.
+func (l location) open(ctx context.Context, create bool) (store.Store, error) {
 	if l.shared() {
-		return postgres.Open(ctx, l.databaseURL, &postgres.Options{MaxConns: int32(l.maxConns)})
+		s, err := postgres.Open(ctx, l.databaseURL, &postgres.Options{MaxConns: int32(l.maxConns), ExistingOnly: !create})
+		if errors.Is(err, postgres.ErrNoSchema) {
+			return nil, errors.Newf("no store in %s: it has no Integration Connect schema yet; connectd migrate (or serve) creates it. %s", l.describe(), howToChoose)
+		}
+		return s, err
+	}
+	if err := l.boltFileExists(); !create && err != nil {
+		return nil, err
 	}
 	s, err := bolt.OpenDir(l.dataDir, nil)
 	if errors.Is(err, bolt.ErrLocked) {
 		return nil, errors.Newf("%s is in use by another process (another connectd serve, one still starting, or a long admin command); stop it or use another --data directory", l.dataDir)
 	}
 	return s, err
+}
+
+// boltFileExists fails, naming where it looked and how to choose a store,
+// when there is no bbolt file in the data directory.
+func (l location) boltFileExists() error {
+	_, err := os.Stat(filepath.Join(l.dataDir, bolt.FileName))
+	if errors.Is(err, os.ErrNotExist) {
+		return errors.Newf("no store at %s; connectd serve (or connectd migrate --data %s) creates one there. %s", l.describe(), l.dataDir, howToChoose)
+	}
+	return errors.WithStack(err)
 }
 
 // withStore runs fn, the library calls of one admin command, on the store:
@@ -99,6 +132,7 @@ func withStore(ctx context.Context, a *flagSet, fn func(store.Store) error) erro
 	if s := servedStore(ctx); s != nil {
 		return a.explain(fn(s))
 	}
+	fmt.Fprintf(a.stderr, "Store: %s\n", l.describe())
 	if inv := invocationFrom(ctx); inv != nil {
 		if sock := l.adminSocket(); sock != "" {
 			if forwarded, err := forward(ctx, sock, inv); forwarded {
@@ -106,7 +140,7 @@ func withStore(ctx context.Context, a *flagSet, fn func(store.Store) error) erro
 			}
 		}
 	}
-	s, err := l.open(ctx)
+	s, err := l.open(ctx, false)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,10 @@
 // Command connectd is the Integration Connect server and its admin commands.
 //
 //	connectd serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d] [--route-concurrency N] [--route-queue 64] [--webhook-allow-private-networks] [--osrm-url URL] [--osrm-table-limit 100] [--osrm-timeout 10s] [--osrm-max-snap 500] [--osrm-fallback]
-//	connectd migrate --database-url URL
+//	connectd migrate [--data DIR | --database-url URL]
 //	connectd keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR | --database-url URL]
 //	connectd keys list [--tenant T] [--data DIR | --database-url URL]
+//	connectd keys set-scopes --tenant T --client C --scopes a,b,c [--data DIR | --database-url URL]
 //	connectd keys revoke --tenant T --client C [--data DIR | --database-url URL]
 //	connectd mapping set --tenant T [--auto-create-customers=BOOL] [--auto-create-locations=BOOL] [--auto-create-contacts=BOOL] [--data DIR | --database-url URL]
 //	connectd mapping show --tenant T [--data DIR | --database-url URL]
@@ -14,7 +15,7 @@
 //	connectd profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--break MIN,HH:MM-HH:MM] [--great-circle] [--data DIR | --database-url URL]
 //	connectd profiles list --tenant T [--data DIR | --database-url URL]
 //	connectd profiles remove --tenant T --id N [--data DIR | --database-url URL]
-//	connectd employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--break MIN,HH:MM-HH:MM] [--profile N] [--data DIR | --database-url URL]
+//	connectd employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--break MIN,HH:MM-HH:MM] [--profile NAME|ID] [--data DIR | --database-url URL]
 //	connectd employees list --tenant T [--data DIR | --database-url URL]
 //	connectd employees remove --tenant T --id E [--data DIR | --database-url URL]
 //	connectd webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--webhook-allow-private-networks] [--data DIR | --database-url URL]
@@ -61,8 +62,8 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "run the HTTP server", runServe, false},
-		{"migrate", "apply the PostgreSQL schema migrations (serve applies them too)", runMigrate, false},
-		{"keys", "create, list and revoke API keys (keys create|list|revoke)", keysGroup.run, true},
+		{"migrate", "create the store, or bring its schema up to this version (serve does too)", runMigrate, false},
+		{"keys", "create, list, re-scope and revoke API keys (keys create|list|set-scopes|revoke)", keysGroup.run, true},
 		{"mapping", "show and change a tenant's customer mapping settings (mapping set|show)", mappingGroup.run, true},
 		{"customers", "list, archive, block and reactivate customer records (customers list|archive|block|reactivate)", customersGroup.run, true},
 		{"profiles", "manage the optimization profiles of route suggestions (profiles add|list|remove)", profilesGroup.run, true},
@@ -85,6 +86,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if isHelp(args[0]) {
 		usage(stdout)
 		return 0
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = append([]string{"version"}, args[1:]...)
 	}
 	if c, ok := commandNamed(args[0]); ok {
 		ctx = withInvocation(ctx, &invocation{args: args, stdout: stdout, stderr: stderr})

@@ -31,8 +31,9 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{[]string{"version"}, 0, "connectd dev"},
 		{[]string{"version", "--help"}, 0, "Usage: connectd version"},
+		{[]string{"--version"}, 0, "connectd dev ("},
 		{[]string{"serve", "--help"}, 0, "--metrics-addr"},
-		{[]string{"keys"}, 2, "keys create|list|revoke"},
+		{[]string{"keys"}, 2, "keys create|list|set-scopes|revoke"},
 		{[]string{"keys", "--help"}, 0, "revoke         revoke a client's key"},
 		{[]string{"keys", "create", "--help"}, 0, "--source-system"},
 		{[]string{"keys", "list", "--help"}, 0, "--tenant"},
@@ -67,6 +68,23 @@ func TestKeysLifecycle(t *testing.T) {
 	}
 	if status, _, errOut := runCLI(t, "keys", "create", "--tenant", "acme", "--client", "erp", "--source-system", "sap", "--scopes", "import_jobs.read", "--data", data); status != 1 || !strings.Contains(errOut, "already has a client") {
 		t.Errorf("duplicate client: %d %s", status, errOut)
+	}
+	status, out, errOut = runCLI(t, "keys", "set-scopes", "--tenant", "acme", "--client", "erp", "--scopes", "import_jobs.read,inbound.targets.write", "--data", data)
+	if status != 0 || out != "Client \"erp\" of tenant \"acme\" now has the scopes import_jobs.read,inbound.targets.write, from its key's next request on.\n" ||
+		!strings.Contains(errOut, `msg="client scopes changed" tenantId=acme clientId=erp from="[import_jobs.read customers.map]" to="[import_jobs.read inbound.targets.write]"`) {
+		t.Errorf("keys set-scopes: %d %q %q", status, out, errOut)
+	}
+	for _, tc := range []struct {
+		args   []string
+		status int
+		want   string
+	}{
+		{[]string{"--client", "erp", "--scopes", "imports.all"}, 2, `--scopes: unknown scope "imports.all"`},
+		{[]string{"--client", "crm", "--scopes", "import_jobs.read"}, 1, `tenant "acme" has no client "crm"`},
+	} {
+		if status, _, errOut := runCLI(t, append(append([]string{"keys", "set-scopes", "--tenant", "acme"}, tc.args...), "--data", data)...); status != tc.status || !strings.Contains(errOut, tc.want) {
+			t.Errorf("keys set-scopes %v: %d %q; want %d %q", tc.args, status, errOut, tc.status, tc.want)
+		}
 	}
 	if status, out, _ := runCLI(t, "keys", "revoke", "--tenant", "acme", "--client", "erp", "--data", data); status != 0 || !strings.Contains(out, "Revoked") {
 		t.Errorf("keys revoke: %d %s", status, out)
@@ -116,7 +134,7 @@ func TestMappingAndCustomerCommands(t *testing.T) {
 // through the library, as a source system holding customers.map would.
 func importWithMapping(t *testing.T, data string) {
 	t.Helper()
-	s, err := location{dataDir: data, databaseURL: os.Getenv("CONNECT_DATABASE_URL")}.open(context.Background())
+	s, err := location{dataDir: data, databaseURL: os.Getenv("CONNECT_DATABASE_URL")}.open(context.Background(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +163,10 @@ func TestProfileAndEmployeeCommands(t *testing.T) {
 		{[]string{"profiles", "add", "--tenant", "acme", "--name", "x", "--break", "lunch"}, 2, "want MINUTES,HH:MM-HH:MM"},
 		{[]string{"profiles", "add", "--tenant", "acme", "--name", "x", "--break", "30,13:30-11:30"}, 2, "--break is 11:30, before break.earliest 13:30"},
 		{[]string{"profiles", "add", "--tenant", "acme", "--name", "x", "--break", "0,11:30-13:30"}, 2, "--break must be between 5 and 240"},
-		{[]string{"employees", "set", "--tenant", "acme", "--id", "tech-1", "--name", "Jo", "--start", "52.45,13.30", "--break", "45,12:00-14:00", "--profile", "1"}, 0, `Saved employee "tech-1"`},
+		{[]string{"employees", "set", "--tenant", "acme", "--id", "tech-1", "--name", "Jo", "--start", "52.45,13.30", "--break", "45,12:00-14:00", "--profile", "Berlin vans"}, 0, `Saved employee "tech-1"`},
+		{[]string{"employees", "set", "--tenant", "acme", "--id", "tech-3"}, 0, `Saved employee "tech-3"`},
+		{[]string{"employees", "set", "--tenant", "acme", "--id", "tech-2", "--profile", "Night shift"}, 1, `tenant "acme" has no optimization profile named "Night shift"`},
+		{[]string{"employees", "list", "--tenant", "acme"}, 0, "\ntech-3  -     -           -    -            -          -               -\n"},
 		{[]string{"employees", "set", "--tenant", "acme", "--id", "tech-2", "--start", "north"}, 2, "want LAT,LON"},
 		{[]string{"employees", "set", "--tenant", "acme", "--id", "tech-2", "--profile", "9"}, 1, "no optimization profile 9"},
 		{[]string{"employees", "list", "--tenant", "acme"}, 0, "tech-1  Jo    52.45,13.3"},
@@ -159,5 +180,14 @@ func TestProfileAndEmployeeCommands(t *testing.T) {
 		if status != st.wantStatus || !strings.Contains(out+errOut, st.want) {
 			t.Errorf("connectd %s: %d %q %q; want %d and %q", strings.Join(st.args, " "), status, out, errOut, st.wantStatus, st.want)
 		}
+	}
+}
+
+// TestVersionFlagAgrees: connectd --version prints what connectd version does.
+func TestVersionFlagAgrees(t *testing.T) {
+	_, command, _ := runCLI(t, "version")
+	status, flag, errOut := runCLI(t, "--version")
+	if status != 0 || flag != command || errOut != "" || !strings.HasPrefix(flag, "connectd dev (") {
+		t.Errorf("--version: %d %q %q; version: %q", status, flag, errOut, command)
 	}
 }

@@ -104,6 +104,22 @@ func TestTwoReplicas(t *testing.T) {
 			t.Errorf("admitted %d of 200 alternating over two replicas; one replica allows %.0f in that time", admitted, oneReplica)
 		}
 	})
+	t.Run("ScopesChangeOnEveryReplica", func(t *testing.T) {
+		reader := createKey(t, bin, "reader", "integration.health.read")
+		for _, d := range replicas {
+			if status, body := call(t, "GET", d.url+"/import-jobs", reader, ""); status != 403 {
+				t.Fatalf("before set-scopes: %d %s", status, body)
+			}
+		}
+		if r := cli(t, bin, "keys", "set-scopes", "--tenant", "acme", "--client", "reader", "--scopes", "import_jobs.read"); r.status != 0 {
+			t.Fatalf("keys set-scopes while both replicas serve: %+v", r)
+		}
+		for i, d := range replicas {
+			if status, body := call(t, "GET", d.url+"/import-jobs", reader, ""); status != 200 {
+				t.Errorf("replica %d on the next request: %d %s", i, status, body)
+			}
+		}
+	})
 	t.Run("KillOneUnderLoad", func(t *testing.T) {
 		acked := importUntilKilled(t, replicas, key)
 		for _, id := range acked {

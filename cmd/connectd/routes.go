@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/cockroachdb/errors"
+
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/routesuggest"
 	"github.com/integration-connect/connect/store"
@@ -157,7 +159,7 @@ func (s *stringFlag) String() string {
 func (s *stringFlag) Set(v string) error { s.value = &v; return nil }
 
 func runEmployeesSet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := newAdmin("employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--break MIN,HH:MM-HH:MM] [--profile N] [--data DIR | --database-url URL]", stdout, stderr)
+	a := newAdmin("employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--break MIN,HH:MM-HH:MM] [--profile NAME|ID] [--data DIR | --database-url URL]", stdout, stderr)
 	tenant := a.tenant()
 	id := a.requiredString("id", "employee id, as requests name it in employeeId")
 	var e store.Employee
@@ -169,16 +171,20 @@ func runEmployeesSet(ctx context.Context, args []string, stdout, stderr io.Write
 	a.Var(&shiftStart, "shift-start", "start of the working day, HH:MM (default: the profile's)")
 	a.Var(&shiftEnd, "shift-end", "end of the working day, HH:MM (default: the profile's)")
 	a.Var(&breakFlag{&e.Break}, "break", "the employee's break: minutes, then the window its start falls in (30,11:30-13:30; default: the profile's)")
-	profile := a.Int64("profile", 0, "optimization profile used when a request names none")
+	profile := a.String("profile", "", "optimization profile used when a request names none: its name or id, as profiles list shows them")
 	a.feeds("profile", "profileId")
 	if err := a.parse(args); err != nil {
 		return err
 	}
 	e.ID, e.Start, e.End, e.ShiftStart, e.ShiftEnd = *id, start.point, end.point, shiftStart.value, shiftEnd.value
-	if *profile != 0 {
-		e.ProfileID = profile
-	}
 	return withRoutes(ctx, a, func(routes *routesuggest.Service) error {
+		if *profile != "" {
+			p, err := profileNamed(ctx, routes, *tenant, *profile)
+			if err != nil {
+				return err
+			}
+			e.ProfileID = &p
+		}
 		saved, err := routes.PutEmployee(ctx, *tenant, e)
 		if err != nil {
 			return err
@@ -186,6 +192,32 @@ func runEmployeesSet(ctx context.Context, args []string, stdout, stderr io.Write
 		fmt.Fprintf(stdout, "Saved employee %q of tenant %q.\n", saved.ID, *tenant)
 		return nil
 	})
+}
+
+// profileNamed finds a tenant's profile by name, or by id when ref is a
+// number no profile has as its name.
+func profileNamed(ctx context.Context, routes *routesuggest.Service, tenant, ref string) (int64, error) {
+	list, err := routes.Profiles(ctx, tenant)
+	if err != nil {
+		return 0, err
+	}
+	var ids []string
+	for _, p := range list {
+		if p.Name == ref {
+			ids = append(ids, strconv.FormatInt(p.ID, 10))
+		}
+	}
+	switch {
+	case len(ids) == 1:
+		id, _ := strconv.ParseInt(ids[0], 10, 64)
+		return id, nil
+	case len(ids) > 1:
+		return 0, errors.Newf("tenant %q has %d profiles named %q (ids %s): name one by its id", tenant, len(ids), ref, strings.Join(ids, ", "))
+	}
+	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
+		return id, nil
+	}
+	return 0, errors.Newf("tenant %q has no optimization profile named %q; profiles list shows their names and ids", tenant, ref)
 }
 
 func runEmployeesList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -200,9 +232,11 @@ func runEmployeesList(ctx context.Context, args []string, stdout, stderr io.Writ
 			return err
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tSTART\tEND\tSHIFT\tBREAK\tPROFILE")
+		// "-" is a value not set, for which the default applies.
+		fmt.Fprintln(tw, "ID\tNAME\tSTART\tEND\tSHIFT START\tSHIFT END\tBREAK\tPROFILE")
 		for _, e := range list {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s-%s\t%s\t%s\n", e.ID, e.Name, (&pointFlag{e.Start}).String(), (&pointFlag{e.End}).String(),
+			start, end := (&pointFlag{e.Start}).String(), (&pointFlag{e.End}).String()
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, orDash(&e.Name), orDash(&start), orDash(&end),
 				orDash(e.ShiftStart), orDash(e.ShiftEnd), (&breakFlag{&e.Break}).String(), idOrDash(e.ProfileID))
 		}
 		return tw.Flush()

@@ -126,7 +126,7 @@ type server struct {
 // startServer opens the store, wires the services and starts listening. It
 // returns once the listeners accept connections.
 func startServer(ctx context.Context, o serveOptions, stdout io.Writer, logger *slog.Logger) (*server, error) {
-	db, err := o.where.open(ctx)
+	db, err := o.where.open(ctx, true)
 	if err != nil {
 		return nil, err
 	}

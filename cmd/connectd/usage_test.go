@@ -13,9 +13,10 @@ import (
 // the three and each command's help equal.
 var usageLines = []string{
 	"serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d] [--route-concurrency N] [--route-queue 64] [--webhook-allow-private-networks] [--osrm-url URL] [--osrm-table-limit 100] [--osrm-timeout 10s] [--osrm-max-snap 500] [--osrm-fallback]",
-	"migrate --database-url URL",
+	"migrate [--data DIR | --database-url URL]",
 	"keys create --tenant T --client C --source-system S --scopes a,b,c [--data DIR | --database-url URL]",
 	"keys list [--tenant T] [--data DIR | --database-url URL]",
+	"keys set-scopes --tenant T --client C --scopes a,b,c [--data DIR | --database-url URL]",
 	"keys revoke --tenant T --client C [--data DIR | --database-url URL]",
 	"mapping set --tenant T [--auto-create-customers=BOOL] [--auto-create-locations=BOOL] [--auto-create-contacts=BOOL] [--data DIR | --database-url URL]",
 	"mapping show --tenant T [--data DIR | --database-url URL]",
@@ -26,7 +27,7 @@ var usageLines = []string{
 	"profiles add --tenant T --name N [--speed KMH] [--detour F] [--shift-start HH:MM] [--shift-end HH:MM] [--time-zone TZ] [--break MIN,HH:MM-HH:MM] [--great-circle] [--data DIR | --database-url URL]",
 	"profiles list --tenant T [--data DIR | --database-url URL]",
 	"profiles remove --tenant T --id N [--data DIR | --database-url URL]",
-	"employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--break MIN,HH:MM-HH:MM] [--profile N] [--data DIR | --database-url URL]",
+	"employees set --tenant T --id E [--name N] [--start LAT,LON] [--end LAT,LON] [--shift-start HH:MM] [--shift-end HH:MM] [--break MIN,HH:MM-HH:MM] [--profile NAME|ID] [--data DIR | --database-url URL]",
 	"employees list --tenant T [--data DIR | --database-url URL]",
 	"employees remove --tenant T --id E [--data DIR | --database-url URL]",
 	"webhooks add --tenant T --url URL --events a,b [--allow-insecure-loopback] [--webhook-allow-private-networks] [--data DIR | --database-url URL]",

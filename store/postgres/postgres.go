@@ -158,7 +158,16 @@ type Options struct {
 	// subscription can skip an event. It exists to measure what the order
 	// costs; do not use it otherwise.
 	UnorderedEvents bool
+	// ExistingOnly refuses a database without the schema (ErrNoSchema)
+	// instead of creating it, so a mistyped URL cannot set up a new store;
+	// an existing schema is still brought up to date. Admin commands open
+	// the store this way; serve and migrate create it.
+	ExistingOnly bool
 }
+
+// ErrNoSchema means the database has no Integration Connect schema yet and
+// Options.ExistingOnly forbade creating it.
+var ErrNoSchema = errors.New("the database has no Integration Connect schema")
 
 // Store is a store.Store on a PostgreSQL database.
 type Store struct {
@@ -190,7 +199,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if err := migrateConfig(ctx, cfg.ConnConfig); err != nil {
+	if err := migrateConfig(ctx, cfg.ConnConfig, o.ExistingOnly); err != nil {
 		return nil, err
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -208,15 +217,26 @@ func Migrate(ctx context.Context, url string) error {
 	if err != nil {
 		return errors.Wrap(err, "parsing the database URL")
 	}
-	return migrateConfig(ctx, cfg.ConnConfig)
+	return migrateConfig(ctx, cfg.ConnConfig, false)
 }
 
-func migrateConfig(ctx context.Context, cfg *pgx.ConnConfig) error {
+// migrateConfig brings the schema up to date; existingOnly refuses to create
+// it in a database that has none.
+func migrateConfig(ctx context.Context, cfg *pgx.ConnConfig, existingOnly bool) error {
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return errors.Wrap(err, "connecting to the database")
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
+	if existingOnly {
+		var exists bool
+		if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", versionTable).Scan(&exists); err != nil {
+			return errors.Wrap(err, "looking for the schema")
+		}
+		if !exists {
+			return errors.WithStack(ErrNoSchema)
+		}
+	}
 	m, err := migrate.NewMigrator(ctx, conn, versionTable)
 	if err != nil {
 		return errors.Wrap(err, "preparing migrations")
