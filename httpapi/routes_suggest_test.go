@@ -151,3 +151,35 @@ func TestRouteSuggestionQueueFullIs429(t *testing.T) {
 		t.Errorf("retry with the refused request's key: %d %s (replayed %q)", r.status, r.body, r.header.Get("Idempotent-Replayed"))
 	}
 }
+
+// TestKeyInUseTellsWhenToRetry: a request whose Idempotency-Key is held by
+// one still running answers 409 IdempotencyKeyInUse with Retry-After and
+// retryAfterSeconds of 1, on every store; once the first is done, the retry
+// replays it.
+func TestKeyInUseTellsWhenToRetry(t *testing.T) {
+	held := heldTravel{started: make(chan struct{}, 4), release: make(chan struct{})}
+	s := newServer(t, func(cfg *httpapi.Config) {
+		cfg.Routes = routesuggest.New(routesuggest.Config{Store: cfg.Clients.(*store.Clients).Store, Travel: held})
+	})
+	key := s.key("acme", "planner", connect.AllScopes...)
+	path := fmt.Sprintf("%s/import-jobs/%d/route-suggestion", base, seedJob(t, s))
+	send := func() response {
+		return s.do(request{method: "POST", path: path, body: `{"routeDate":"2026-11-23"}`, key: key, header: map[string]string{"Idempotency-Key": "held-key"}})
+	}
+	first := make(chan response, 1)
+	go func() { first <- send() }()
+	storetest.Receive(t, held.started, "the held solve to start")
+
+	busy := send()
+	e := busy.apiError(t)
+	if busy.status != 409 || e.Code != connect.CodeIdempotencyKeyInUse || e.RetryAfterSeconds == nil || *e.RetryAfterSeconds != 1 || busy.header.Get("Retry-After") != "1" {
+		t.Errorf("key in use: %d %s (Retry-After %q)", busy.status, busy.body, busy.header.Get("Retry-After"))
+	}
+	close(held.release)
+	if r := storetest.Receive(t, first, "the held request's answer"); r.status != 200 {
+		t.Fatalf("the held request: %d %s", r.status, r.body)
+	}
+	if r := send(); r.status != 200 || r.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("the retry: %d %s (replayed %q)", r.status, r.body, r.header.Get("Idempotent-Replayed"))
+	}
+}

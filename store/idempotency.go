@@ -68,10 +68,17 @@ func ValidateIdempotencyKey(key string) error {
 	return nil
 }
 
-// claimTTL is how long a claim on an idempotency key lasts when its holder
-// dies before releasing it: until then a retry with the key is told the
-// request is still in progress.
+// claimTTL is how long a claim on an idempotency key lasts at most when its
+// holder neither finishes nor dies (a holder that dies frees it at once: see
+// Store.Claim): until then a retry with the key is told the request is
+// still in progress.
 const claimTTL = time.Minute
+
+// claimRetryAfter is when a request refused with IdempotencyKeyInUse is told
+// to retry: a write holds its key for milliseconds to a few seconds, and the
+// key of a holder that died is free within seconds, so one second is never
+// more than the time until the claim lapses (claimTTL).
+const claimRetryAfter = time.Second
 
 // TxFunc is the transactional part of a write: it reads and writes through tx
 // and reports whether it created a resource. Like every Update function it may
@@ -121,7 +128,8 @@ func ClaimWrite[T any](ctx context.Context, s Store, w Write) (*Claim[T], error)
 		return nil, err
 	}
 	if !ok {
-		return nil, connect.Errorf(connect.CodeIdempotencyKeyInUse, "a request with this Idempotency-Key is still being processed; retry later")
+		return nil, &connect.Error{Code: connect.CodeIdempotencyKeyInUse, RetryAfter: claimRetryAfter,
+			Message: "a request with this Idempotency-Key is still being processed; retry in a second"}
 	}
 	c.release = release
 	c.rec = &IdempotencyRecord{Key: key, Fingerprint: Fingerprint(w.Operation, w.Body), CreatedAt: w.Now, ExpiresAt: w.Now.Add(retention(w))}

@@ -36,11 +36,15 @@ type Store interface {
 	// anything it collects at its start. Events appended by transactions get
 	// their sequence numbers in commit order (see OutboxTx.AppendEvent).
 	Update(ctx context.Context, fn func(Tx) error) error
-	// Claim takes the claim called name for ttl, for work that spans
-	// transactions, such as an idempotent request still being prepared. ok is
-	// false while someone else, in this process or another, holds an unexpired
-	// claim on name. release gives the claim up early; a claim whose holder
-	// died expires after ttl. A claim only spares duplicate work: what must
+	// Claim takes the claim called name, for work that spans transactions,
+	// such as an idempotent request still being prepared. ok is false while
+	// someone else, in this process or another, holds the claim. A claim is
+	// held until release is called, until ttl passes, or until its holder
+	// dies, whichever comes first: on bbolt claims live in the process that
+	// holds the file; on PostgreSQL in the holder's database session, which
+	// the server ends when the holder's process dies (at once) or its machine
+	// vanishes (TCP keepalives, about 15 s), so a dead replica's claims are
+	// free within seconds. A claim only spares duplicate work: what must
 	// never happen twice is still decided inside an Update.
 	Claim(ctx context.Context, name string, ttl time.Duration) (release func(), ok bool, err error)
 	// Close waits for running transactions and releases the store.

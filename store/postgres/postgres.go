@@ -114,9 +114,7 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
 	"embed"
-	"encoding/hex"
 	"io/fs"
 	"log/slog"
 	mrand "math/rand/v2"
@@ -175,6 +173,7 @@ type Store struct {
 	log       *slog.Logger
 	opts      Options
 	targetIDs idBlock
+	claims    *sessionClaims
 
 	mu     sync.RWMutex
 	closed bool
@@ -207,7 +206,8 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 		return nil, errors.Wrap(err, "connecting to the database")
 	}
 	// targets_id_seq increments by 1000 (see the migrations).
-	return &Store{pool: pool, log: o.Logger, opts: o, targetIDs: idBlock{sequence: "targets_id_seq", size: 1000}}, nil
+	return &Store{pool: pool, log: o.Logger, opts: o, targetIDs: idBlock{sequence: "targets_id_seq", size: 1000},
+		claims: &sessionClaims{cfg: cfg.ConnConfig.Copy(), log: o.Logger}}, nil
 }
 
 // Migrate applies the pending schema migrations to the database at url.
@@ -274,10 +274,10 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 	}
 	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return errors.Wrap(err, "beginning a read transaction")
+		return unavailable(errors.Wrap(err, "beginning a read transaction"))
 	}
 	defer rollback(ptx)
-	return fn(newTx(ctx, s, ptx, false))
+	return unavailable(fn(newTx(ctx, s, ptx, false)))
 }
 
 // Update implements store.Store. See the package documentation for the
@@ -289,7 +289,7 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	for attempt := 1; ; attempt++ {
 		err := s.updateOnce(ctx, fn)
 		if err == nil || attempt == maxAttempts || !retryable(err) {
-			return err
+			return unavailable(err)
 		}
 		s.log.DebugContext(ctx, "retrying a transaction", "attempt", attempt, "error", err)
 		if err := sleep(ctx, backoff(attempt)); err != nil {
@@ -379,47 +379,13 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Claim implements store.Store with a row in the UNLOGGED table leases,
-// taken with one upsert that succeeds only when the row is absent or expired.
-// Expiry is judged by the database's clock, so the clocks of replicas do not
-// matter. Each claim has a random owner token: release deletes the row only
-// while it is still this claim's, so it never frees a successor's claim.
+// Claim implements store.Store with a session advisory lock on the store's
+// claims connection (see sessionClaims): a claim is held until released,
+// until ttl passes, or until this process's connection ends — when it dies,
+// the claims it held are free for the other replicas within seconds.
 func (s *Store) Claim(ctx context.Context, name string, ttl time.Duration) (release func(), ok bool, err error) {
-	if err := ctx.Err(); err != nil {
-		return nil, false, errors.WithStack(err)
-	}
-	owner := token()
-	var got string
-	err = s.pool.QueryRow(ctx, `
-		INSERT INTO leases AS l (name, owner, expires_at)
-		VALUES ($1, $2, clock_timestamp() + $3 * interval '1 microsecond')
-		ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
-			WHERE l.expires_at <= clock_timestamp()
-		RETURNING owner`, []byte(name), owner, ttl.Microseconds()).Scan(&got)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, errors.Wrapf(err, "claiming %q", name)
-	}
-	var once sync.Once
-	return func() { once.Do(func() { s.release(name, owner) }) }, true, nil
-}
-
-// release deletes a lease if it is still owner's. It is best effort: a lease
-// it fails to delete expires by itself.
-func (s *Store) release(name, owner string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if _, err := s.pool.Exec(ctx, "DELETE FROM leases WHERE name = $1 AND owner = $2", []byte(name), owner); err != nil {
-		s.log.Warn("releasing a lease failed; it expires by itself", "lease", name, "error", err)
-	}
-}
-
-func token() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	release, ok, err = s.claims.claim(ctx, name, ttl)
+	return release, ok, unavailable(err)
 }
 
 // Close closes the connection pool after the running transactions ended.
@@ -428,6 +394,7 @@ func (s *Store) Close() error {
 	defer s.mu.Unlock()
 	if !s.closed {
 		s.closed = true
+		s.claims.close()
 		s.pool.Close()
 	}
 	return nil
