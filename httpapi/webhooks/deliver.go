@@ -45,8 +45,9 @@ const userAgent = "IntegrationConnect-Webhooks/1"
 // until none is left, one fails, another dispatcher holds the subscription's
 // delivery lease, or the dispatcher stops.
 func (d *Dispatcher) deliverAll(ctx context.Context, tenantID string, id int64) {
+	claimed := d.claimDeliveries(ctx, tenantID, id)
 	for ctx.Err() == nil {
-		sub, event, err := d.next(ctx, tenantID, id, d.leaseToken(id))
+		sub, event, err := d.next(ctx, tenantID, id, d.leaseToken(id), claimed)
 		if err != nil {
 			if ctx.Err() == nil {
 				d.cfg.Logger.Error("webhooks: reading the next event", "subscription", id, "cause", cause(err))
@@ -63,13 +64,45 @@ func (d *Dispatcher) deliverAll(ctx context.Context, tenantID string, id int64) 
 	}
 }
 
+// claimDeliveries takes the store claim on a subscription's deliveries, or
+// reports that this dispatcher holds it already. A dispatcher keeps the claim
+// from its first lease on the subscription until it stops, so getting it
+// means no live dispatcher holds the lease: its holder stopped, or died — on
+// PostgreSQL a replica's claims end with its database session (see
+// store.Store.Claim) — and the lease may be taken over at once instead of
+// when it expires. Without the claim the lease's expiry decides, as it
+// always did; the lease token still fences off a late outcome.
+func (d *Dispatcher) claimDeliveries(ctx context.Context, tenantID string, id int64) bool {
+	d.mu.Lock()
+	_, held := d.claims[id]
+	d.mu.Unlock()
+	if held {
+		return true
+	}
+	release, ok, err := d.cfg.Store.Claim(ctx, "webhook-deliveries\x00"+tenantID+"\x00"+strconv.FormatInt(id, 10), claimLifetime)
+	if err != nil || !ok {
+		if err != nil && ctx.Err() == nil {
+			d.cfg.Logger.Debug("webhooks: claiming a subscription's deliveries; its lease decides", "subscription", id, "error", err)
+		}
+		return false
+	}
+	d.mu.Lock()
+	d.claims[id] = release
+	d.mu.Unlock()
+	return true
+}
+
+// claimLifetime is how long a delivery claim lasts: until the dispatcher
+// releases it on Stop, or dies.
+const claimLifetime = 100 * 365 * 24 * time.Hour
+
 // next takes or renews the subscription's delivery lease and returns the
 // subscription, read afresh, with its next pending event. The event is nil
 // when there is none, when the subscription was removed, disabled or is
 // waiting for a retry meanwhile, or when another dispatcher (of this process
-// or another replica) holds an unexpired lease. token is the lease the caller
-// holds (0 for none).
-func (d *Dispatcher) next(ctx context.Context, tenantID string, id, token int64) (*store.Subscription, *store.Event, error) {
+// or another replica) holds an unexpired lease and is alive (claimed is
+// false). token is the lease the caller holds (0 for none).
+func (d *Dispatcher) next(ctx context.Context, tenantID string, id, token int64, claimed bool) (*store.Subscription, *store.Event, error) {
 	var sub *store.Subscription
 	var event *store.Event
 	err := d.cfg.Store.Update(ctx, func(tx store.Tx) (err error) {
@@ -80,7 +113,7 @@ func (d *Dispatcher) next(ctx context.Context, tenantID string, id, token int64)
 			return err
 		}
 		next, err := tx.NextEvent(rec.TenantID, rec.Kinds, rec.Cursor)
-		if err != nil || !d.lease(rec, token, now) {
+		if err != nil || !d.lease(rec, token, claimed, now) {
 			return err
 		}
 		sub, event = rec, next
@@ -108,11 +141,12 @@ func (d *Dispatcher) setLease(sub *store.Subscription) {
 }
 
 // lease takes rec's delivery lease for a holder of token, or renews it; it
-// reports false when another holder's lease has not expired. Every lease
+// reports false when another holder's lease has not expired and that holder
+// may be alive (the caller has not got the delivery claim). Every lease
 // taken anew gets the next token, so no two holders ever share one.
-func (d *Dispatcher) lease(rec *store.Subscription, token int64, now time.Time) bool {
+func (d *Dispatcher) lease(rec *store.Subscription, token int64, claimed bool, now time.Time) bool {
 	held := token != 0 && rec.LeaseToken == token
-	if !held && rec.LeaseUntil.After(now) {
+	if !held && rec.LeaseUntil.After(now) && !claimed {
 		return false
 	}
 	if !held {

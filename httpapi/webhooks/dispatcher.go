@@ -96,6 +96,7 @@ type Dispatcher struct {
 	busy      map[int64]bool      // subscriptions with a delivery goroutine
 	held      map[int64]hold      // subscriptions whose last outcome could not be recorded
 	leases    map[int64]heldLease // the delivery leases this dispatcher took
+	claims    map[int64]func()    // the delivery claims it holds: their releases
 	cancel    context.CancelFunc
 	stopped   chan struct{}
 	lastPrune time.Time
@@ -115,7 +116,7 @@ func NewDispatcher(cfg Config) (*Dispatcher, error) {
 		}
 	}
 	clients := map[bool]*http.Client{false: cfg.URLs.client(false), true: cfg.URLs.client(true)}
-	return &Dispatcher{cfg: cfg, metrics: m, clients: clients, busy: map[int64]bool{}, held: map[int64]hold{}, leases: map[int64]heldLease{}}, nil
+	return &Dispatcher{cfg: cfg, metrics: m, clients: clients, busy: map[int64]bool{}, held: map[int64]hold{}, leases: map[int64]heldLease{}, claims: map[int64]func(){}}, nil
 }
 
 func withDefaults(cfg Config) Config {
@@ -190,16 +191,22 @@ func (d *Dispatcher) loop(ctx context.Context, stopped chan struct{}) {
 	}
 }
 
-// releaseLeases gives up the delivery leases this dispatcher holds, so
-// another replica takes its subscriptions over at once instead of when the
-// leases expire. It runs when every delivery goroutine has ended.
+// releaseLeases gives up the delivery leases this dispatcher holds, and then
+// its delivery claims, so another replica takes its subscriptions over at
+// once instead of when the leases expire. It runs when every delivery
+// goroutine has ended.
 func (d *Dispatcher) releaseLeases(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	d.mu.Lock()
-	leases := d.leases
-	d.leases = map[int64]heldLease{}
+	leases, claims := d.leases, d.claims
+	d.leases, d.claims = map[int64]heldLease{}, map[int64]func(){}
 	d.mu.Unlock()
+	defer func() {
+		for _, release := range claims {
+			release()
+		}
+	}()
 	for id, l := range leases {
 		err := d.cfg.Store.Update(ctx, func(tx store.Tx) error {
 			rec, err := tx.Subscription(l.tenantID, id)
