@@ -56,15 +56,15 @@ func (s *Service) CreateRoutePlanJSON(ctx context.Context, caller connect.Caller
 	if claim.Stored() {
 		return planOutcome(claim.Replay())
 	}
-	leave, err := s.queue.enter(ctx)
-	if err != nil {
-		return connect.RoutePlanOutcome{}, err
-	}
-	defer leave()
 	req, err := decodePlanRequest(body)
 	if err != nil {
 		return planOutcome(claim.Fail(ctx, err))
 	}
+	leave, err := s.queue.enter(ctx) // a refused request takes no place in the queue
+	if err != nil {
+		return connect.RoutePlanOutcome{}, err
+	}
+	defer leave()
 	drafts, leftOut, err := s.planDay(ctx, caller.TenantID, req, w.Now)
 	if err != nil {
 		return planOutcome(claim.Fail(ctx, err))
