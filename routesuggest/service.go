@@ -124,17 +124,18 @@ func (s *Service) CreateRouteSuggestionJSON(ctx context.Context, caller connect.
 	if claim.Stored() {
 		return routeOutcome(claim.Replay())
 	}
-	// Only new work queues for a solver: a replay answers at once. A full
-	// queue's 429 is not recorded (it does not answer every retry).
+	req, err := decodeRequest(body)
+	if err != nil {
+		return routeOutcome(claim.Fail(ctx, err))
+	}
+	// Only new, valid work queues for a solver: a replay or a refusal answers
+	// at once. A full queue's 429 is not recorded (it does not answer every
+	// retry).
 	leave, err := s.queue.enter(ctx)
 	if err != nil {
 		return connect.RouteSuggestionOutcome{}, err
 	}
 	defer leave()
-	req, err := decodeRequest(body)
-	if err != nil {
-		return routeOutcome(claim.Fail(ctx, err))
-	}
 	suggestion, included, err := s.suggest(ctx, caller.TenantID, jobID, req, w.Now)
 	if err != nil {
 		return routeOutcome(claim.Fail(ctx, err))
