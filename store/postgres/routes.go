@@ -39,17 +39,7 @@ func (t *tx) RouteSuggestionsForJob(tenantID string, jobID int64) ([]store.Route
 }
 
 func (t *tx) CreateRoutePlan(p *store.RoutePlan) error {
-	id, err := t.nextID("route_plans_id_seq")
-	if err != nil {
-		return err
-	}
-	p.ID = id
-	doc, err := encode(p)
-	if err != nil {
-		return err
-	}
-	_, err = t.exec(`INSERT INTO route_plans (id, tenant_id, doc) VALUES ($1, $2, $3)`, id, p.TenantID, doc)
-	return err
+	return t.insertNumbered("route_plans", &p.ID, p.TenantID, p)
 }
 
 func (t *tx) RoutePlan(tenantID string, id int64) (*store.RoutePlan, error) {
@@ -57,16 +47,22 @@ func (t *tx) RoutePlan(tenantID string, id int64) (*store.RoutePlan, error) {
 }
 
 func (t *tx) CreateProfile(p *store.OptimizationProfile) error {
-	id, err := t.nextID("optimization_profiles_id_seq")
+	return t.insertNumbered("optimization_profiles", &p.ID, p.TenantID, p)
+}
+
+// insertNumbered gives rec the next id of table's sequence (through id, a
+// field of rec) and inserts it as a tenant's document.
+func (t *tx) insertNumbered(table string, id *int64, tenantID string, rec any) error {
+	n, err := t.nextID(table + "_id_seq")
 	if err != nil {
 		return err
 	}
-	p.ID = id
-	doc, err := encode(p)
+	*id = n
+	doc, err := encode(rec)
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(`INSERT INTO optimization_profiles (id, tenant_id, doc) VALUES ($1, $2, $3)`, id, p.TenantID, doc)
+	_, err = t.exec(`INSERT INTO `+table+` (id, tenant_id, doc) VALUES ($1, $2, $3)`, n, tenantID, doc)
 	return err
 }
 
