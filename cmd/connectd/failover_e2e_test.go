@@ -46,6 +46,25 @@ func postBatch(base, key, idempotencyKey string) answer {
 	return answer{status: resp.StatusCode, body: b, err: err}
 }
 
+// migratedBinary builds connectd and points CONNECT_DATABASE_URL at a
+// migrated database: url, or a new schema of the test server when it is "".
+// Outside the PostgreSQL pass it skips t: replicas share a database.
+func migratedBinary(t *testing.T, url string) string {
+	t.Helper()
+	if teststore.Engine() != "postgres" {
+		t.Skip("replicas share a PostgreSQL database; this test runs in the PostgreSQL pass")
+	}
+	if url == "" {
+		url = pgtest.URL(t)
+	}
+	bin := buildBinary(t)
+	t.Setenv("CONNECT_DATABASE_URL", url)
+	if r := cli(t, bin, "migrate"); r.status != 0 {
+		t.Fatalf("connectd migrate: %+v", r)
+	}
+	return bin
+}
+
 // killRounds is how many kill -9 rounds TestKilledReplicaFreesItsKeys runs:
 // 3 in CI, more with CONNECT_KILL_ROUNDS (the closing note's figure is 20).
 func killRounds() int {
@@ -63,14 +82,7 @@ func killRounds() int {
 // below the one-minute claim lifetime a dead holder's claim once had, and the
 // longest wait is logged.
 func TestKilledReplicaFreesItsKeys(t *testing.T) {
-	if teststore.Engine() != "postgres" {
-		t.Skip("replicas share a PostgreSQL database; this test runs in the PostgreSQL pass")
-	}
-	bin := buildBinary(t)
-	t.Setenv("CONNECT_DATABASE_URL", pgtest.URL(t))
-	if r := cli(t, bin, "migrate"); r.status != 0 {
-		t.Fatalf("connectd migrate: %+v", r)
-	}
+	bin := migratedBinary(t, "")
 	replicas := startReplicas(t, bin)
 	var longest time.Duration
 	orphans := 0
@@ -198,14 +210,10 @@ func (c *cluster) stop(t *testing.T) {
 // recovery times are logged.
 func TestDatabaseRestartUnderLoad(t *testing.T) {
 	if teststore.Engine() != "postgres" {
-		t.Skip("this test restarts PostgreSQL; it runs in the PostgreSQL pass")
+		t.Skip("replicas share a PostgreSQL database; this test runs in the PostgreSQL pass")
 	}
 	db := newCluster(t)
-	bin := buildBinary(t)
-	t.Setenv("CONNECT_DATABASE_URL", db.url)
-	if r := cli(t, bin, "migrate"); r.status != 0 {
-		t.Fatalf("connectd migrate: %+v", r)
-	}
+	bin := migratedBinary(t, db.url)
 	replicas := startReplicas(t, bin)
 	key := createKey(t, bin, "erp", "inbound.targets.batch.write,import_jobs.read")
 
@@ -313,14 +321,7 @@ func TestDatabaseRestartUnderLoad(t *testing.T) {
 // (one attempt timeout, 10 s, plus 30 s) expires: the delivery claim died
 // with replica 0's database session. The wait is logged.
 func TestKilledReplicaHandsOverDeliveries(t *testing.T) {
-	if teststore.Engine() != "postgres" {
-		t.Skip("replicas share a PostgreSQL database; this test runs in the PostgreSQL pass")
-	}
-	bin := buildBinary(t)
-	t.Setenv("CONNECT_DATABASE_URL", pgtest.URL(t))
-	if r := cli(t, bin, "migrate"); r.status != 0 {
-		t.Fatalf("connectd migrate: %+v", r)
-	}
+	bin := migratedBinary(t, "")
 	held, delivered, done := make(chan struct{}), make(chan time.Time, 8), make(chan struct{})
 	var requests atomic.Int32
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
