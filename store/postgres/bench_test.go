@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/importer"
@@ -147,6 +148,54 @@ func BenchmarkImportSingleParallel(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "imports/s")
 		})
 	}
+}
+
+// BenchmarkRawSingleCommit is the floor BenchmarkImportSingleParallel/postgres
+// is measured against: 64 goroutines, each committing one transaction that
+// inserts one decoded target row, on a pool of the same size. No validation,
+// no lookups, no job, no idempotency, no event.
+func BenchmarkRawSingleCommit(b *testing.B) {
+	url := pgtest.URL(b)
+	s := mustOpen(b, url) // creates the schema
+	defer s.Close()
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.MaxConns = benchConns
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	var seq atomic.Int64
+	b.SetParallelism(64)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			id := seq.Add(1)
+			var t connect.InboundTarget
+			if err := json.Unmarshal([]byte(importertest.RealisticTarget("R", int(id))), &t); err != nil {
+				b.Error(err)
+				return
+			}
+			data, err := json.Marshal(t)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			err = pgx.BeginFunc(context.Background(), pool, func(tx pgx.Tx) error {
+				_, err := tx.Exec(context.Background(), `INSERT INTO targets (id, tenant_id, source_system, external_id, doc) VALUES ($1, $2, $3, $4, $5)`,
+					id, importertest.Caller.TenantID, importertest.Caller.SourceSystem, t.ExternalID, data)
+				return err
+			})
+			if err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "commits/s")
 }
 
 // BenchmarkImportSingleParallelWithKeys is BenchmarkImportSingleParallel with

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -390,5 +391,46 @@ func TestConcurrentSettingsChanges(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestEventNumbersAcrossReplicas: writers on two stores append events at
+// once; whichever replica's numbering pass numbers an event, its writer
+// learns its number before Update returns, and the numbers are distinct and
+// found in that order.
+func TestEventNumbersAcrossReplicas(t *testing.T) {
+	stores := openShared(t, 2)
+	const writers = 48
+	given := make([]int64, writers)
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Go(func() {
+			e := &store.Event{ID: fmt.Sprintf("evt_r%d", i), TenantID: "t1", Kind: connect.EventImportJobCompleted, CreatedAt: time.Now(), Data: []byte(`{}`)}
+			if err := stores[i%2].Update(t.Context(), func(tx store.Tx) error { return tx.AppendEvent(e) }); err != nil {
+				t.Errorf("writer %d: %v", i, err)
+			}
+			given[i] = e.Seq
+		})
+	}
+	wg.Wait()
+	var found []int64
+	err := stores[0].View(t.Context(), func(tx store.Tx) error {
+		for after := int64(0); ; {
+			e, err := tx.NextEvent("t1", []connect.EventKind{connect.EventImportJobCompleted}, after)
+			if errors.Is(err, connect.ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			found, after = append(found, e.Seq), e.Seq
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(given)
+	if !slices.Equal(found, given) || given[0] == 0 {
+		t.Errorf("found %v; the writers were given %v", found, given)
 	}
 }

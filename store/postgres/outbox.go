@@ -99,48 +99,6 @@ const numberingSQL = `UPDATE events e SET seq = n.seq
 	      FROM (SELECT pending_id FROM events WHERE seq IS NULL ORDER BY pending_id) p) n
 	WHERE e.pending_id = n.pending_id`
 
-// numberEvents runs a numbering pass after t committed and sets the numbers
-// of t's events. The pass commits asynchronously (no WAL flush while holding
-// the lock): if the server crashes before its commit reaches the disk, the
-// numbering is lost with everything that could have depended on it (any
-// later durable commit flushes the WAL up to itself), and the events are
-// numbered again. A pass that fails leaves the events to the next one, of
-// any writer or of PruneEvents; the write itself is committed either way.
-func (s *Store) numberEvents(ctx context.Context, t *tx) {
-	if len(t.pendingIDs) == 0 || s.opts.UnorderedEvents {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	// One round trip: the whole transaction is one pipelined batch.
-	b := &pgx.Batch{}
-	b.Queue("BEGIN")
-	b.Queue("SET LOCAL synchronous_commit = off")
-	b.Queue("SELECT pg_advisory_xact_lock($1)", outboxLock)
-	b.Queue(numberingSQL)
-	b.Queue(`SELECT pending_id, seq FROM events WHERE pending_id = ANY($1)`, t.pendingIDs).Query(func(rows pgx.Rows) error {
-		numbers := map[int64]int64{}
-		for rows.Next() {
-			var id, seq int64
-			if err := rows.Scan(&id, &seq); err != nil {
-				return errors.WithStack(err)
-			}
-			numbers[id] = seq
-		}
-		for i, id := range t.pendingIDs {
-			t.events[i].Seq = numbers[id]
-		}
-		return errors.WithStack(rows.Err())
-	})
-	b.Queue("COMMIT")
-	// A connection left inside the transaction by a failure is closed, not
-	// reused, by the pool.
-	err := s.pool.SendBatch(ctx, b).Close()
-	if err != nil {
-		s.log.WarnContext(ctx, "numbering events failed; the next pass numbers them", "error", err)
-	}
-}
-
 func (t *tx) NextEvent(tenantID string, kinds []connect.EventKind, after int64) (*store.Event, error) {
 	if len(kinds) == 0 {
 		return nil, connect.ErrNotFound

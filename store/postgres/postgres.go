@@ -174,6 +174,7 @@ type Store struct {
 	opts      Options
 	targetIDs idBlock
 	claims    *sessionClaims
+	numbering numbering
 
 	mu     sync.RWMutex
 	closed bool
@@ -206,8 +207,11 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 		return nil, errors.Wrap(err, "connecting to the database")
 	}
 	// targets_id_seq increments by 1000 (see the migrations).
-	return &Store{pool: pool, log: o.Logger, opts: o, targetIDs: idBlock{sequence: "targets_id_seq", size: 1000},
-		claims: &sessionClaims{cfg: cfg.ConnConfig.Copy(), log: o.Logger}}, nil
+	s := &Store{pool: pool, log: o.Logger, opts: o, targetIDs: idBlock{sequence: "targets_id_seq", size: 1000},
+		claims: &sessionClaims{cfg: cfg.ConnConfig.Copy(), log: o.Logger}}
+	s.numbering.changed = sync.NewCond(&s.numbering.mu)
+	s.numbering.numbered = map[uint64]map[int64]int64{}
+	return s, nil
 }
 
 // Migrate applies the pending schema migrations to the database at url.
