@@ -156,6 +156,9 @@ type Options struct {
 	// subscription can skip an event. It exists to measure what the order
 	// costs; do not use it otherwise.
 	UnorderedEvents bool
+	// Tracer, when set, sees every query, batch and COPY of the store's
+	// pool (pgx's tracer interfaces): tests count round trips with it.
+	Tracer pgx.QueryTracer
 	// ExistingOnly refuses a database without the schema (ErrNoSchema)
 	// instead of creating it, so a mistyped URL cannot set up a new store;
 	// an existing schema is still brought up to date. Admin commands open
@@ -201,6 +204,9 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	}
 	if err := migrateConfig(ctx, cfg.ConnConfig, o.ExistingOnly); err != nil {
 		return nil, err
+	}
+	if o.Tracer != nil {
+		cfg.ConnConfig.Tracer = o.Tracer
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

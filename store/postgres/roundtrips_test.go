@@ -1,0 +1,84 @@
+package postgres_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/integration-connect/connect"
+	"github.com/integration-connect/connect/importer"
+	"github.com/integration-connect/connect/importer/importertest"
+	"github.com/integration-connect/connect/store/postgres"
+	"github.com/integration-connect/connect/store/postgres/pgtest"
+)
+
+// roundTrips counts what a store sends the database that waits for an
+// answer: each query, each pipelined batch, each COPY.
+type roundTrips struct{ n atomic.Int64 }
+
+func (r *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	r.n.Add(1)
+	return ctx
+}
+func (r *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	r.n.Add(1)
+	return ctx
+}
+func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+func (r *roundTrips) TraceCopyFromStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceCopyFromStartData) context.Context {
+	r.n.Add(1)
+	return ctx
+}
+func (r *roundTrips) TraceCopyFromEnd(context.Context, *pgx.Conn, pgx.TraceCopyFromEndData) {}
+
+// TestRoundTripsPerImport pins how many round trips an import takes: the
+// breakdown of issue 22, which a change that adds one must justify here.
+//   - single import, 6: begin; the lookup of the target; nextval of the job
+//     id; one pipelined batch of the target, the job, its counters and its
+//     event; commit; and the event numbering pass, one batch, shared with
+//     the writers that wait for it at the same time (none here).
+//   - with an Idempotency-Key, 16: also the claim and its release; the read
+//     of a stored outcome before the work (begin, select, rollback); in the
+//     write, the key's advisory lock and the re-read of its record, the
+//     purge of expired records and the record's insert — which also split
+//     the write's batch in two.
+//   - batch of 1,000 new targets, 8: as a single import, with the targets
+//     sent by COPY and a nextval for a block of target ids.
+func TestRoundTripsPerImport(t *testing.T) {
+	trips := &roundTrips{}
+	s, err := postgres.Open(t.Context(), pgtest.URL(t), &postgres.Options{Tracer: trips})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	svc := importer.New(importer.Config{Store: s})
+	measure := func(name string, want int64, run func(i int) error) {
+		t.Helper()
+		if err := run(0); err != nil { // the first import also takes a block of target ids
+			t.Fatal(err)
+		}
+		before := trips.n.Load()
+		if err := run(1); err != nil {
+			t.Fatal(err)
+		}
+		if got := trips.n.Load() - before; got != want {
+			t.Errorf("%s: %d round trips, want %d", name, got, want)
+		}
+	}
+	measure("single import", 6, func(i int) error {
+		_, err := svc.ImportTargetJSON(t.Context(), importertest.Caller, []byte(importertest.RealisticTarget("S", i)), connect.WriteOptions{})
+		return err
+	})
+	measure("single import with an Idempotency-Key", 16, func(i int) error {
+		_, err := svc.ImportTargetJSON(t.Context(), importertest.Caller, []byte(importertest.RealisticTarget("K", i)), connect.WriteOptions{IdempotencyKey: "k" + string(rune('0'+i))})
+		return err
+	})
+	measure("batch of 1,000", 8, func(i int) error {
+		_, err := svc.ImportBatchJSON(t.Context(), importertest.Caller, importertest.RealisticBatch("B"+string(rune('0'+i)), 1000), connect.WriteOptions{})
+		return err
+	})
+}
