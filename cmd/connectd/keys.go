@@ -31,9 +31,9 @@ func runKeysCreate(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	parsed, err := connect.ParseScopes(*scopes)
+	parsed, err := parseScopes(a, *scopes)
 	if err != nil {
-		return a.usageError("--scopes: %s", connect.AsError(err).Message)
+		return err
 	}
 	return withStore(ctx, a, func(s store.Store) error {
 		c, key, err := (&store.Clients{Store: s}).CreateClient(ctx, connect.NewClient{TenantID: *tenant, ClientID: *client, SourceSystem: *source, Scopes: parsed})
@@ -82,9 +82,9 @@ func runKeysSetScopes(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err := a.parse(args); err != nil {
 		return err
 	}
-	parsed, err := connect.ParseScopes(*scopes)
+	parsed, err := parseScopes(a, *scopes)
 	if err != nil {
-		return a.usageError("--scopes: %s", connect.AsError(err).Message)
+		return err
 	}
 	return withStore(ctx, a, func(s store.Store) error {
 		c, err := (&store.Clients{Store: s, Logger: auditLogger(ctx, stderr)}).SetClientScopes(ctx, *tenant, *client, parsed)
@@ -110,6 +110,16 @@ func runKeysRevoke(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stdout, "Revoked the key of client %q of tenant %q.\n", *client, *tenant)
 		return nil
 	})
+}
+
+// parseScopes reads the list of --scopes; an unknown scope is a usage error
+// naming the flag.
+func parseScopes(a *flagSet, list string) ([]connect.Scope, error) {
+	scopes, err := connect.ParseScopes(list)
+	if err != nil {
+		return nil, a.usageError("--scopes: %s", connect.AsError(err).Message)
+	}
+	return scopes, nil
 }
 
 func joinScopes(scopes []connect.Scope) string {

@@ -79,8 +79,9 @@ func runProfilesList(ctx context.Context, args []string, stdout, stderr io.Write
 		fmt.Fprintln(tw, "ID\tNAME\tKM/H\tDETOUR\tSHIFT\tTIME ZONE\tBREAK\tTRAVEL")
 		for _, p := range list {
 			travel := string(p.TravelModel)
+			brk := (&breakFlag{&p.Break}).String()
 			fmt.Fprintf(tw, "%d\t%s\t%g\t%g\t%s-%s\t%s\t%s\t%s\n", p.ID, p.Name, p.AverageSpeedKmh, p.DetourFactor, p.ShiftStart, p.ShiftEnd, p.TimeZone,
-				(&breakFlag{&p.Break}).String(), orDash(&travel))
+				orDash(&brk), orDash(&travel))
 		}
 		return tw.Flush()
 	})
@@ -129,7 +130,7 @@ type breakFlag struct{ rule **store.BreakRule }
 
 func (b *breakFlag) String() string {
 	if b == nil || b.rule == nil || *b.rule == nil {
-		return "-"
+		return ""
 	}
 	r := *b.rule
 	return fmt.Sprintf("%d,%s-%s", r.Minutes, r.Earliest, r.Latest)
@@ -235,9 +236,9 @@ func runEmployeesList(ctx context.Context, args []string, stdout, stderr io.Writ
 		// "-" is a value not set, for which the default applies.
 		fmt.Fprintln(tw, "ID\tNAME\tSTART\tEND\tSHIFT START\tSHIFT END\tBREAK\tPROFILE")
 		for _, e := range list {
-			start, end := (&pointFlag{e.Start}).String(), (&pointFlag{e.End}).String()
+			start, end, brk := (&pointFlag{e.Start}).String(), (&pointFlag{e.End}).String(), (&breakFlag{&e.Break}).String()
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, orDash(&e.Name), orDash(&start), orDash(&end),
-				orDash(e.ShiftStart), orDash(e.ShiftEnd), (&breakFlag{&e.Break}).String(), idOrDash(e.ProfileID))
+				orDash(e.ShiftStart), orDash(e.ShiftEnd), orDash(&brk), idOrDash(e.ProfileID))
 		}
 		return tw.Flush()
 	})
