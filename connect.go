@@ -431,7 +431,7 @@ type InboundTarget struct {
 	Address       *InboundTargetAddress       `json:"address,omitempty"`
 	Planning      *InboundTargetPlanning      `json:"planning,omitempty"`
 	BusinessValue *InboundTargetBusinessValue `json:"businessValue,omitempty"`
-	CustomFields  map[string]*string          `json:"customFields,omitempty" validate:"omitempty,dive,keys,notblank,max=100,endkeys,omitnil,max=2000"`
+	CustomFields  map[string]*string          `json:"customFields,omitempty" validate:"omitempty,dive,keys,membername=100,endkeys,omitnil,max=2000"`
 }
 
 // InboundTargetCustomer is the customer context of a target, used by customer
@@ -2104,6 +2104,7 @@ func validate() *validator.Validate {
 		must(v.RegisterValidation("between", between))
 		must(v.RegisterValidation("clock", isClock))
 		must(v.RegisterValidation("operation", func(fl validator.FieldLevel) bool { return Operation(fl.Field().String()).Valid() }))
+		must(v.RegisterValidation("membername", isMemberName))
 		v.RegisterStructValidation(validatePlanning, InboundTargetPlanning{})
 		registerAppointmentValidations(v)
 		validatorInst = v
@@ -2178,10 +2179,50 @@ func validatePlanning(sl validator.StructLevel) {
 	}
 }
 
-func fieldMessage(fe validator.FieldError) string {
-	path := fe.Namespace()
+// isMemberName checks a map key used as a JSON member name: not blank, and at
+// most the parameter's number of characters.
+func isMemberName(fl validator.FieldLevel) bool {
+	name := fl.Field().String()
+	limit, err := strconv.Atoi(fl.Param())
+	if err != nil {
+		panic(fmt.Sprintf("membername: bad parameter %q", fl.Param()))
+	}
+	return strings.TrimSpace(name) != "" && utf8.RuneCountInString(name) <= limit
+}
+
+// memberNameMessage words a refused map key: the key may be empty or odd, so
+// the message names the object that holds it, not the key.
+func memberNameMessage(fe validator.FieldError, object string) string {
+	if strings.TrimSpace(fe.Value().(string)) == "" {
+		return "a member name of " + object + " must not be blank"
+	}
+	return fmt.Sprintf("a member name of %s must be at most %s characters", object, fe.Param())
+}
+
+// fieldPathOf is the JSON path of the value a validation error is about, in
+// the form of FieldPath. The validator names a map member object[key]; here
+// it becomes object.key (quoted when odd), as the decoder's messages name it.
+func fieldPathOf(fe validator.FieldError) (path, object string) {
+	path = fe.Namespace()
 	if _, rest, ok := strings.Cut(path, "."); ok {
 		path = rest // drop the Go type name of the root
+	}
+	field := fe.Field()
+	name, key, isMember := strings.Cut(field, "[")
+	if !isMember {
+		return path, ""
+	}
+	object = strings.TrimSuffix(path, field) + name
+	if !strings.HasSuffix(key, "]") || strings.Trim(key[:len(key)-1], "0123456789") == "" {
+		return path, object // an array element [n], or a member named with digits: already FieldPath's form
+	}
+	return object + "." + plainName(key[:len(key)-1]), object
+}
+
+func fieldMessage(fe validator.FieldError) string {
+	path, object := fieldPathOf(fe)
+	if fe.Tag() == "membername" {
+		return memberNameMessage(fe, object)
 	}
 	if msg, ok := appointmentFieldMessage(fe, path); ok {
 		return msg
