@@ -59,6 +59,9 @@ const (
 	// ScopeWebhooksManage lets a client manage its tenant's webhook
 	// subscriptions: create, list, read, delete, rotate their secrets.
 	ScopeWebhooksManage Scope = "webhooks.manage"
+	// ScopeEventsRead lets a client read its tenant's events feed: every
+	// event of the retention period, whether or not a subscription wants it.
+	ScopeEventsRead Scope = "events.read"
 )
 
 // AllScopes lists every scope a key can hold, in documentation order.
@@ -66,7 +69,7 @@ var AllScopes = []Scope{
 	ScopeHealthRead, ScopeTargetsWrite, ScopeTargetsBatchWrite, ScopeCustomersMap,
 	ScopeImportJobsRead, ScopeRouteSuggestionsCreate,
 	ScopeAppointmentRequestsWrite, ScopeAppointmentRequestsRead,
-	ScopeWebhooksManage,
+	ScopeWebhooksManage, ScopeEventsRead,
 }
 
 // Required is the scope each operation of the services needs: the one place
@@ -82,6 +85,7 @@ var Required = struct {
 	// MapCustomers links a target's or request's customer, location and
 	// contact to customer records; without it they are not linked.
 	MapCustomers, ManageWebhooks Scope
+	ReadEvents                   Scope
 }{
 	Health:                ScopeHealthRead,
 	ImportTarget:          ScopeTargetsWrite,
@@ -96,6 +100,7 @@ var Required = struct {
 	CancelAppointment:     ScopeAppointmentRequestsWrite,
 	MapCustomers:          ScopeCustomersMap,
 	ManageWebhooks:        ScopeWebhooksManage,
+	ReadEvents:            ScopeEventsRead,
 }
 
 // ParseScopes turns a comma-separated list ("a,b,c") into scopes, refusing unknown
@@ -1209,13 +1214,69 @@ func joinEventKinds(kinds []EventKind) string {
 	return strings.Join(names, ",")
 }
 
+// EventPing is the kind of the test event a subscription's test sends
+// (WebhookSubscriptionService.TestWebhookSubscription): nobody subscribes to
+// it, and it is not kept in the events feed.
+const EventPing EventKind = "ping"
+
+// EventSchemaVersion is the version of the envelope and of every kind's data
+// schema, carried by every event as schemaVersion. It grows when a field
+// changes meaning or goes away; new fields do not change it.
+const EventSchemaVersion = 1
+
 // WebhookEvent is the body of every webhook delivery, the Standard Webhooks
-// envelope. Timestamp is when the event happened, not when it was sent; the
-// webhook-timestamp header says when it was sent.
+// envelope, and, byte for byte, an event of the events feed. ID is the
+// webhook-id of its deliveries. Timestamp is when the event happened, not
+// when it was sent; the webhook-timestamp header says when it was sent.
 type WebhookEvent struct {
-	Type      EventKind      `json:"type"`
-	Timestamp time.Time      `json:"timestamp"`
-	Data      jsontext.Value `json:"data"`
+	ID            string         `json:"id"`
+	Type          EventKind      `json:"type"`
+	Timestamp     time.Time      `json:"timestamp"`
+	SchemaVersion int            `json:"schemaVersion"`
+	Data          jsontext.Value `json:"data"`
+}
+
+// PingEvent is the data of a ping: the subscription tested.
+type PingEvent struct {
+	SubscriptionID int64 `json:"subscriptionId"`
+}
+
+// EventQuery selects a page of a tenant's events feed. Every field is
+// optional.
+type EventQuery struct {
+	// After is the id of the last event of the previous page: the page
+	// starts after it.
+	After string
+	// Types keeps the events of these kinds (every kind when empty).
+	Types []EventKind
+	// Since and Until keep the events created at or after Since and before
+	// Until (zero: no bound).
+	Since, Until time.Time
+	// Limit is the page size: DefaultTake when below 1, at most MaxTake.
+	Limit int
+}
+
+// EventPage is one page of the events feed, in commit order: every event is
+// exactly the body its deliveries carry.
+type EventPage struct {
+	Events []jsontext.Value `json:"events"`
+	// Next is the id of the page's last event, to pass as after; empty when
+	// the page is the last one for now (later events may come).
+	Next string `json:"next"`
+}
+
+// EventFeed reads a tenant's events: each event of the retention period,
+// byte-identical to the body of its deliveries, whether or not a
+// subscription wanted it or received it.
+type EventFeed interface {
+	// ListEvents returns a page of the caller's tenant's events in commit
+	// order. Errors: InsufficientScope, InvalidRequest (an unknown type,
+	// since not before until), NotFound (after names no event of the tenant,
+	// or one already pruned).
+	ListEvents(ctx context.Context, caller Caller, q EventQuery) (EventPage, error)
+	// GetEvent returns one event of the caller's tenant. Errors:
+	// InsufficientScope, NotFound.
+	GetEvent(ctx context.Context, caller Caller, id string) (jsontext.Value, error)
 }
 
 // AppointmentStatusChangedEvent is the data of appointment_request.status_changed:
@@ -1263,7 +1324,20 @@ type WebhookSubscription struct {
 	FailingSince *time.Time `json:"failingSince"`
 	LastError    string     `json:"lastError,omitempty"`
 	DisabledAt   *time.Time `json:"disabledAt"`
+	// DisabledBy says who disabled it: DisabledByFailures, or the
+	// integrator's or operator's Disable (DisabledByRequest).
+	DisabledBy string `json:"disabledBy,omitempty"`
+	// LastDeliveredEventID and LastDeliveredAt are the last event of the
+	// live stream its receiver accepted, and when.
+	LastDeliveredEventID string     `json:"lastDeliveredEventId,omitempty"`
+	LastDeliveredAt      *time.Time `json:"lastDeliveredAt,omitempty"`
 }
+
+// Who disabled a subscription (WebhookSubscription.DisabledBy).
+const (
+	DisabledByFailures = "failures"
+	DisabledByRequest  = "request"
+)
 
 // NewWebhookSubscription describes a subscription to create. URL must be https,
 // or http on a loopback host (127.0.0.0/8, ::1, localhost) when
@@ -1286,13 +1360,103 @@ type WebhookSubscriptionRequest struct {
 }
 
 // WebhookSubscriptionInfo is a webhook subscription as its tenant's
-// integrators see it: never its secret, nor its delivery state.
+// integrators see it: its settings and its delivery health, never its
+// secret.
 type WebhookSubscriptionInfo struct {
 	ID        int64       `json:"id"`
 	URL       string      `json:"url"`
 	Events    []EventKind `json:"events"`
 	Enabled   bool        `json:"enabled"`
 	CreatedAt time.Time   `json:"createdAt"`
+	// Status says whether events are delivered, and if not, why.
+	Status SubscriptionStatus `json:"status"`
+	// LastError is the cause of the last failed attempt, while failing.
+	LastError *string `json:"lastError"`
+	// FailingSince is the first failed attempt without a success since.
+	FailingSince *time.Time `json:"failingSince"`
+	// NextAttemptAt is when a failed event is tried again.
+	NextAttemptAt *time.Time `json:"nextAttemptAt"`
+	// LastDeliveredEventID and LastDeliveredAt say how far the live stream
+	// has delivered: the last event accepted, and when.
+	LastDeliveredEventID *string    `json:"lastDeliveredEventId"`
+	LastDeliveredAt      *time.Time `json:"lastDeliveredAt"`
+	// PendingReplays counts the replays and resends not yet delivered.
+	PendingReplays int `json:"pendingReplays"`
+	// PreviousSecretExpiresAt is when the secret before the last rotation
+	// stops signing (nil: only the current secret signs).
+	PreviousSecretExpiresAt *time.Time `json:"previousSecretExpiresAt"`
+}
+
+// SubscriptionStatus is the delivery state of a webhook subscription.
+type SubscriptionStatus string
+
+// The subscription states.
+const (
+	// SubscriptionEnabled: events are delivered (and retried while failing).
+	SubscriptionEnabled SubscriptionStatus = "Enabled"
+	// SubscriptionDisabled: disabled by an integrator or the operator.
+	SubscriptionDisabled SubscriptionStatus = "Disabled"
+	// SubscriptionDisabledAfterFailures: disabled by the service after its
+	// deliveries failed without a success for the configured time.
+	SubscriptionDisabledAfterFailures SubscriptionStatus = "DisabledAfterFailures"
+)
+
+// DeliveryAttempt is one attempt at delivering an event to a subscription.
+type DeliveryAttempt struct {
+	ID        int64     `json:"id"`
+	EventID   string    `json:"eventId"`
+	EventType EventKind `json:"eventType"`
+	// Trigger says why the event was sent: live, replay, resend or test.
+	Trigger    string    `json:"trigger"`
+	At         time.Time `json:"at"`
+	DurationMs int64     `json:"durationMs"`
+	// Outcome is delivered (a 2xx answer), http_error, timeout,
+	// network_error or refused (the address is not allowed).
+	Outcome string `json:"outcome"`
+	// ResponseStatus is the receiver's HTTP status (nil without an answer).
+	ResponseStatus *int `json:"responseStatus"`
+	// Error is the failure, cut to 300 bytes (nil when delivered).
+	Error *string `json:"error"`
+	// Attempt numbers the attempts at this event in a row: 1 for the first.
+	Attempt int `json:"attempt"`
+}
+
+// DeliveryAttemptPage is a page of a subscription's attempts, newest first.
+type DeliveryAttemptPage struct {
+	Attempts []DeliveryAttempt `json:"attempts"`
+	// Next is the id of the page's last attempt, to pass as before; empty on
+	// the last page.
+	Next string `json:"next"`
+}
+
+// ReplayRequest is the body of POST …/webhook-subscriptions/{id}/replay:
+// exactly one of Since (the events created at or after it) and AfterEventID
+// (the events after that one).
+type ReplayRequest struct {
+	Since        *time.Time `json:"since"`
+	AfterEventID *string    `json:"afterEventId"`
+}
+
+// ResendRequest is the body of POST …/webhook-subscriptions/{id}/resend.
+type ResendRequest struct {
+	EventID string `json:"eventId"`
+}
+
+// ReplayOutcome is the result of a replay or a resend: the subscription with
+// its pending replays.
+type ReplayOutcome struct {
+	Subscription WebhookSubscriptionInfo
+	// Replayed is true when the outcome was stored by an earlier call with the
+	// same idempotency key and nothing was executed.
+	Replayed bool
+}
+
+// TestOutcome is the result of a subscription's test: the ping's attempt.
+type TestOutcome struct {
+	Attempt DeliveryAttempt
+	// Replayed is true when the outcome was stored by an earlier call with the
+	// same idempotency key and nothing was sent.
+	Replayed bool
 }
 
 // WebhookSubscriptionWithSecret is the answer of a create and of a secret
@@ -1598,10 +1762,44 @@ type WebhookSubscriptionService interface {
 	// deliveries. Errors: InsufficientScope, NotFound.
 	DeleteWebhookSubscription(ctx context.Context, caller Caller, id int64) error
 	// RotateWebhookSubscriptionSecret gives a subscription a new secret and
-	// returns it; the old one signs nothing from then on.
+	// returns it; deliveries carry signatures by both secrets for the
+	// service's overlap (24 hours by default), then by the new one only.
 	// Errors: InsufficientScope, InvalidRequest (a bad key), NotFound,
 	// IdempotencyKeyReused, IdempotencyKeyInUse.
 	RotateWebhookSubscriptionSecret(ctx context.Context, caller Caller, id int64, opts WriteOptions) (WebhookSubscriptionOutcome, error)
+	// EnableWebhookSubscription turns deliveries on again, whoever disabled
+	// them: they resume at the first event not yet delivered, at once.
+	// Enabling an enabled subscription changes nothing. Errors:
+	// InsufficientScope, NotFound.
+	EnableWebhookSubscription(ctx context.Context, caller Caller, id int64) (WebhookSubscriptionInfo, error)
+	// DisableWebhookSubscription stops deliveries; events go on being kept
+	// (for the retention period) and are delivered once it is enabled again.
+	// Errors: InsufficientScope, NotFound.
+	DisableWebhookSubscription(ctx context.Context, caller Caller, id int64) (WebhookSubscriptionInfo, error)
+	// ListDeliveryAttempts returns a page of a subscription's delivery
+	// attempts, newest first, before the attempt id before (0: the newest).
+	// limit < 1 means DefaultTake; above MaxTake it is MaxTake. Errors:
+	// InsufficientScope, NotFound.
+	ListDeliveryAttempts(ctx context.Context, caller Caller, id int64, before int64, limit int) (DeliveryAttemptPage, error)
+	// ReplayWebhookSubscription delivers again, in order, every event of the
+	// subscription's kinds created since req.Since or after req.AfterEventID,
+	// before the live stream goes on. Errors: InsufficientScope,
+	// InvalidRequest (neither or both of since and afterEventId, a bad key),
+	// NotFound (the subscription, or the event named), RateLimited (too many
+	// replays pending), IdempotencyKeyReused, IdempotencyKeyInUse.
+	ReplayWebhookSubscription(ctx context.Context, caller Caller, id int64, req ReplayRequest, opts WriteOptions) (ReplayOutcome, error)
+	// ResendWebhookEvent delivers one event again to the subscription,
+	// before the live stream goes on. Errors: those of
+	// ReplayWebhookSubscription, and InvalidRequest for an event of a kind
+	// the subscription does not receive.
+	ResendWebhookEvent(ctx context.Context, caller Caller, id int64, req ResendRequest, opts WriteOptions) (ReplayOutcome, error)
+	// TestWebhookSubscription sends a ping event to the subscription through
+	// the delivery path (its URL rules, signatures and timeout), enabled or
+	// not, records the attempt and returns it. A failed ping is an outcome,
+	// not an error; it changes neither the subscription's state nor its
+	// stream. Errors: InsufficientScope, NotFound, InvalidRequest (a bad
+	// key), IdempotencyKeyReused, IdempotencyKeyInUse.
+	TestWebhookSubscription(ctx context.Context, caller Caller, id int64, opts WriteOptions) (TestOutcome, error)
 }
 
 // ---------------------------------------------------------------------------

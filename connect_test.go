@@ -166,16 +166,17 @@ func TestParseEventKinds(t *testing.T) {
 	}
 }
 
-// TestWebhookEnvelope pins the envelope's JSON: the Standard Webhooks names,
-// the timestamp in RFC 3339 and the data kept as given.
+// TestWebhookEnvelope pins the envelope's JSON: the Standard Webhooks names
+// with the event id and the schema version, the timestamp in RFC 3339 and
+// the data kept as given.
 func TestWebhookEnvelope(t *testing.T) {
 	at := time.Date(2026, 11, 21, 8, 30, 0, 123e6, time.UTC)
 	data, err := json.Marshal(connect.AppointmentStatusChangedEvent{ID: "apr_1", From: connect.AppointmentSubmitted, To: connect.AppointmentValidated, At: at})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := json.Marshal(connect.WebhookEvent{Type: connect.EventAppointmentStatusChanged, Timestamp: at, Data: data})
-	want := `{"type":"appointment_request.status_changed","timestamp":"2026-11-21T08:30:00.123Z","data":{"id":"apr_1","from":"Submitted","to":"Validated","at":"2026-11-21T08:30:00.123Z","note":null}}`
+	out, err := json.Marshal(connect.WebhookEvent{ID: "evt_1", Type: connect.EventAppointmentStatusChanged, Timestamp: at, SchemaVersion: connect.EventSchemaVersion, Data: data})
+	want := `{"id":"evt_1","type":"appointment_request.status_changed","timestamp":"2026-11-21T08:30:00.123Z","schemaVersion":1,"data":{"id":"apr_1","from":"Submitted","to":"Validated","at":"2026-11-21T08:30:00.123Z","note":null}}`
 	if err != nil || string(out) != want {
 		t.Errorf("envelope = %s, %v\nwant %s", out, err, want)
 	}

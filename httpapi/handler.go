@@ -64,6 +64,9 @@ type Config struct {
 	// {base_url}/webhook-subscriptions (webhooks.Subscriptions); nil leaves
 	// those routes out.
 	Webhooks connect.WebhookSubscriptionService
+	// Events serves the events feed under {base_url}/events
+	// (webhooks.Events); nil leaves those routes out.
+	Events connect.EventFeed
 	// Logger receives one line per request and every fault; nil means slog.Default().
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.

@@ -69,6 +69,7 @@ func newServerOn(t testing.TB, db store.Store, adjust ...func(*httpapi.Config)) 
 		Appointments: appointments.New(appointments.Config{Store: db}),
 		Routes:       routes, DrawRoute: routesuggest.SVG, Plans: routes, DrawPlan: routesuggest.PlanSVG,
 		Webhooks: &webhooks.Subscriptions{Store: db, URLs: webhooks.URLPolicy{Resolver: exampleDNS{}}},
+		Events:   &webhooks.Events{Store: db},
 		Logger:   slog.New(slog.NewTextHandler(logs, nil)),
 	}
 	for _, fn := range adjust {

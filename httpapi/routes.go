@@ -45,6 +45,7 @@ func (h *Handler) routes() []route {
 		route{http.MethodGet, "/healthz", "", false, h.serveLive},
 		route{http.MethodGet, "/readyz", "", false, h.serveReady})
 	routes = append(routes, h.subscriptionRoutes()...)
+	routes = append(routes, h.eventRoutes()...)
 	if !h.cfg.MetricsElsewhere {
 		routes = append(routes, route{http.MethodGet, "/metrics", "", false, h.serveMetrics})
 	}

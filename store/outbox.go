@@ -28,11 +28,39 @@ type OutboxTx interface {
 	// index by (tenant, kind, sequence): its cost does not grow with the
 	// number of events up to after, nor with other tenants' or kinds' events.
 	NextEvent(tenantID string, kinds []connect.EventKind, after int64) (*Event, error)
-	// PruneEvents deletes up to limit events created before cutoff that no
-	// subscription waits for, and returns how many it deleted. An event waits
-	// for every subscription of its tenant that wants its kind and whose
-	// cursor is below its sequence number, enabled or not.
+	// Events returns up to limit of the tenant's events of kinds (every
+	// kind when kinds is empty) numbered above after and below before
+	// (before 0: no bound), in sequence order. Like NextEvent it seeks the
+	// (tenant, kind, sequence) index: a page costs the same however many
+	// events come before it.
+	Events(tenantID string, kinds []connect.EventKind, after, before int64, limit int) ([]Event, error)
+	// EventByID returns the tenant's event with that id, or
+	// connect.ErrNotFound.
+	EventByID(tenantID, id string) (*Event, error)
+	// EventSeqAt returns the sequence number of the first event created at or
+	// after t, or one above the last event's when there is none. Events are
+	// numbered in commit order and stamped when their transaction runs, so
+	// their times follow their numbers to within a commit's duration; the
+	// answer is exact for times further apart than that.
+	EventSeqAt(t time.Time) (int64, error)
+	// PruneEvents deletes up to limit events created before cutoff, and
+	// returns how many it deleted. Events are kept for their retention
+	// period whether or not a subscription received them: a subscription
+	// that did not receive an event before it expired goes on with the next.
 	PruneEvents(cutoff time.Time, limit int) (int, error)
+	// CountEvents returns how many events are kept (in a read-only
+	// transaction: what was committed before it).
+	CountEvents() (int, error)
+
+	// AppendAttempt stores a delivery attempt and sets its ID (IDs increase).
+	AppendAttempt(a *Attempt) error
+	// Attempts returns up to limit attempts of a tenant's subscription with
+	// an ID below before (0: no bound), newest first.
+	Attempts(tenantID string, subscriptionID, before int64, limit int) ([]Attempt, error)
+	// PruneAttempts deletes up to limit attempts made before cutoff and
+	// returns how many it deleted. DeleteSubscription deletes a
+	// subscription's attempts with it.
+	PruneAttempts(cutoff time.Time, limit int) (int, error)
 
 	// CreateSubscription stores a new subscription, sets its ID (IDs
 	// increase) and sets its Cursor to the sequence number of the last event
@@ -73,6 +101,38 @@ type Subscription struct {
 	// over meanwhile is recognised and dropped.
 	LeaseToken int64     `json:"leaseToken,omitempty"`
 	LeaseUntil time.Time `json:"leaseUntil,omitzero"`
+	// PreviousSecret signs deliveries beside Secret until
+	// PreviousSecretUntil: the overlap after a rotation.
+	PreviousSecret      string    `json:"previousSecret,omitempty"`
+	PreviousSecretUntil time.Time `json:"previousSecretUntil,omitzero"`
+	// Replays are the ranges of events to deliver again before the live
+	// stream goes on, oldest request first.
+	Replays []Replay `json:"replays,omitempty"`
+}
+
+// Replay is a range of events to deliver again: those of the subscription's
+// kinds numbered above After and up to Through. Trigger is "replay" or
+// "resend".
+type Replay struct {
+	After   int64  `json:"after"`
+	Through int64  `json:"through"`
+	Trigger string `json:"trigger"`
+}
+
+// Attempt is a delivery attempt as stored.
+type Attempt struct {
+	connect.DeliveryAttempt
+	TenantID       string `json:"tenantId"`
+	SubscriptionID int64  `json:"subscriptionId"`
+}
+
+// Payload is the body of every delivery of e and of its entry in the events
+// feed: the one encoding of an event, so both are byte-identical.
+func (e *Event) Payload() (jsontext.Value, error) {
+	body, err := json.Marshal(connect.WebhookEvent{
+		ID: e.ID, Type: e.Kind, Timestamp: e.CreatedAt, SchemaVersion: connect.EventSchemaVersion, Data: e.Data,
+	}, json.Deterministic(true))
+	return body, errors.Wrapf(err, "encoding event %s", e.ID)
 }
 
 // EventIDPrefix starts every event id, so an id says what it names.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -90,6 +91,9 @@ func TestTwoReplicas(t *testing.T) {
 		if receiver.overlaps.Load() != 0 {
 			t.Errorf("%d deliveries overlapped: two replicas delivered to one subscription at once", receiver.overlaps.Load())
 		}
+	})
+	t.Run("ReplayWhileTheOtherDeliversLive", func(t *testing.T) {
+		replayWhileLive(t, bin, replicas, key, receiver)
 	})
 	t.Run("OneRateLimit", func(t *testing.T) {
 		health := createKey(t, bin, "monitor", "integration.health.read")
@@ -276,4 +280,113 @@ func strictlyIncreasing(ids []int64) bool {
 		}
 	}
 	return true
+}
+
+// replayWhileLive asks replica 0 to replay the subscription's events after
+// the 5th while 20 imports on replica 1 make live events: the receiver gets
+// every live event once, in order, and the replay as one block in order,
+// between two live events, nothing twice besides it.
+func replayWhileLive(t *testing.T, bin string, replicas [2]*daemon, key string, receiver *orderedReceiver) {
+	hooks := createKey(t, bin, "hooks", "webhooks.manage,events.read")
+	var subs connect.WebhookSubscriptionList
+	if status, body := call(t, "GET", replicas[0].url+"/webhook-subscriptions", hooks, ""); status != 200 || json.Unmarshal(body, &subs) != nil || len(subs.Subscriptions) != 1 {
+		t.Fatalf("listing the subscription: %d %s", status, body)
+	}
+	sub := fmt.Sprintf("%s/webhook-subscriptions/%d", replicas[0].url, subs.Subscriptions[0].ID)
+	before := feedJobIDs(t, replicas[1].url, hooks)
+	delivered := len(receiver.jobIDs())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range 20 {
+			if status, body := call(t, "POST", replicas[1].url+"/inbound/targets", key, fmt.Sprintf(`{"externalId":"LIVE-%d","title":"Live"}`, i)); status != 201 {
+				t.Errorf("live import %d: %d %s", i, status, body)
+			}
+		}
+	})
+	if status, body := call(t, "POST", sub+"/replay", hooks, fmt.Sprintf(`{"afterEventId":%q}`, before[4].event)); status != 202 {
+		t.Fatalf("replay: %d %s", status, body)
+	}
+	wg.Wait()
+	all := feedJobIDs(t, replicas[1].url, hooks)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var info connect.WebhookSubscriptionInfo
+		_, body := call(t, "GET", sub, hooks, "")
+		if json.Unmarshal(body, &info) == nil && info.PendingReplays == 0 && info.LastDeliveredEventID != nil && *info.LastDeliveredEventID == all[len(all)-1].event {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replay and the live events were not delivered within a minute: %s", body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	got := receiver.jobIDs()[delivered:]
+	live, block, contiguous := splitReplay(got, slices.Max(receiver.jobIDs()[:delivered]))
+	var wantLive []int64
+	for _, e := range all[len(before):] {
+		wantLive = append(wantLive, e.job)
+	}
+	if !slices.Equal(live, wantLive) {
+		t.Errorf("live events delivered %v, want each once in order: %v", live, wantLive)
+	}
+	var wantBlock []int64
+	for _, e := range all[5:] {
+		if len(wantBlock) < len(block) {
+			wantBlock = append(wantBlock, e.job)
+		}
+	}
+	if len(block) < len(before)-5 || !slices.Equal(block, wantBlock) {
+		t.Errorf("replayed %v, want the events after the 5th in order, at least up to the last one delivered before the request (%d)", block, before[len(before)-1].job)
+	}
+	if !contiguous {
+		t.Errorf("the replay was not delivered as one block between two live events: %v", got)
+	}
+	if receiver.overlaps.Load() != 0 {
+		t.Errorf("%d deliveries overlapped", receiver.overlaps.Load())
+	}
+}
+
+// feedEvent is an event of the feed: its id and its import job.
+type feedEvent struct {
+	event string
+	job   int64
+}
+
+// feedJobIDs reads the tenant's import_job.completed events from the feed.
+func feedJobIDs(t *testing.T, base, key string) []feedEvent {
+	t.Helper()
+	var page struct {
+		Events []struct {
+			ID   string                   `json:"id"`
+			Data connect.ImportJobSummary `json:"data"`
+		} `json:"events"`
+	}
+	if status, body := call(t, "GET", base+"/events?limit=200&type=import_job.completed", key, ""); status != 200 || json.Unmarshal(body, &page) != nil {
+		t.Fatalf("reading the events feed: %d %s", status, body)
+	}
+	var events []feedEvent
+	for _, e := range page.Events {
+		events = append(events, feedEvent{e.ID, e.Data.ID})
+	}
+	return events
+}
+
+// splitReplay splits deliveries after one of job highest into the live
+// stream, whose job ids rise, and the replayed events, whose ids are not
+// above one delivered before them; contiguous reports whether the replayed
+// ones came as one block.
+func splitReplay(ids []int64, highest int64) (live, replayed []int64, contiguous bool) {
+	first, last := -1, -1
+	for i, id := range ids {
+		if id > highest {
+			live, highest = append(live, id), id
+			continue
+		}
+		replayed = append(replayed, id)
+		if first < 0 {
+			first = i
+		}
+		last = i
+	}
+	return live, replayed, first < 0 || last-first+1 == len(replayed)
 }

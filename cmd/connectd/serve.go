@@ -46,12 +46,14 @@ type serveOptions struct {
 	jobRetention                 days
 	routeConcurrency, routeQueue int
 	webhookAllowPrivateNetworks  bool
+	webhookRetention             days
+	webhookSecretOverlap         time.Duration
 	osrm                         routesuggest.OSRM
 	osrmFallback                 bool
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d] [--route-concurrency N] [--route-queue 64] [--webhook-allow-private-networks] [--osrm-url URL] [--osrm-table-limit 100] [--osrm-timeout 10s] [--osrm-max-snap 500] [--osrm-fallback]", stdout, stderr)
+	fs := newFlags("serve [--data DIR | --database-url URL] [--database-max-conns N] [--addr HOST:PORT] [--base-path /api/v1] [--metrics-addr ADDR] [--dev] [--webhook-retry-min 5s] [--log-format text|json] [--log-level debug|info|warn|error] [--job-retention 90d] [--route-concurrency N] [--route-queue 64] [--webhook-allow-private-networks] [--webhook-retention 30d] [--webhook-secret-overlap 24h] [--osrm-url URL] [--osrm-table-limit 100] [--osrm-timeout 10s] [--osrm-max-snap 500] [--osrm-fallback]", stdout, stderr)
 	var o serveOptions
 	o.where.register(fs.FlagSet, "data directory holding connect.db and admin.sock, created if missing")
 	o.where.registerPool(fs.FlagSet)
@@ -69,6 +71,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&o.routeConcurrency, "route-concurrency", 0, "route suggestions solved at a time; 0 means one per core")
 	fs.IntVar(&o.routeQueue, "route-queue", routesuggest.DefaultQueueLength, "route suggestions that may wait for a solver, first in first out; beyond, 429 RateLimited (0: none may wait)")
 	fs.BoolVar(&o.webhookAllowPrivateNetworks, "webhook-allow-private-networks", false, "deliver webhooks also to hosts that are or resolve to loopback, private, CGNAT, link-local, unspecified or multicast addresses")
+	o.webhookRetention = days{webhooks.DefaultRetention}
+	fs.Var(&o.webhookRetention, "webhook-retention", "how long webhook events and delivery attempts are kept for the events feed and replays, such as 30d or 36h, whether or not every subscription received them")
+	fs.DurationVar(&o.webhookSecretOverlap, "webhook-secret-overlap", webhooks.DefaultSecretOverlap, "how long a rotated-out webhook secret goes on signing deliveries beside the new one (0s: not at all)")
 	fs.StringVar(&o.osrm.URL, "osrm-url", os.Getenv("CONNECT_OSRM_URL"), "plan routes on road travel times from this OSRM server, such as http://127.0.0.1:5000 (env CONNECT_OSRM_URL); empty: great-circle estimates")
 	fs.IntVar(&o.osrm.TableLimit, "osrm-table-limit", routesuggest.DefaultOSRMTableLimit, "the OSRM server's --max-table-size; larger matrices are fetched in blocks")
 	fs.DurationVar(&o.osrm.Timeout, "osrm-timeout", routesuggest.DefaultOSRMTimeout, "how long one route's travel times may take to fetch")
@@ -76,6 +81,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&o.osrmFallback, "osrm-fallback", false, "when the OSRM server fails, plan on great-circle estimates (the suggestion says so) instead of answering 503")
 	if err := fs.parse(args); err != nil {
 		return err
+	}
+	if o.webhookRetention.value <= 0 {
+		return fs.usageError("--webhook-retention must be above 0, such as 30d")
 	}
 	if !strings.HasPrefix(o.basePath, "/") {
 		return fs.usageError("--base-path must start with /, such as /api/v1")
@@ -149,7 +157,8 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 		DrawRoute:    routesuggest.SVG,
 		Plans:        routes,
 		DrawPlan:     routesuggest.PlanSVG,
-		Webhooks:     &webhooks.Subscriptions{Store: s.store, URLs: webhooks.URLPolicy{AllowPrivateNetworks: o.webhookAllowPrivateNetworks}},
+		Webhooks:     s.subscriptions(o),
+		Events:       &webhooks.Events{Store: s.store},
 		Logger:       s.logger, MetricsElsewhere: o.metricsAddr != "", Version: version,
 	}
 	if pg, ok := s.store.(*postgres.Store); ok {
@@ -190,6 +199,18 @@ func (s *server) start(ctx context.Context, o serveOptions, stdout io.Writer) er
 	return nil
 }
 
+// subscriptions is the integrators' webhook service, with the operator's
+// settings.
+func (s *server) subscriptions(o serveOptions) *webhooks.Subscriptions {
+	overlap := o.webhookSecretOverlap
+	if overlap == 0 {
+		overlap = -1 // 0s on the command line means no overlap, not the default
+	}
+	return &webhooks.Subscriptions{
+		Store: s.store, URLs: webhooks.URLPolicy{AllowPrivateNetworks: o.webhookAllowPrivateNetworks}, SecretOverlap: overlap,
+	}
+}
+
 // metricsOnly serves the metrics at GET /metrics (and HEAD) and answers 404
 // on every other path of the metrics listener.
 func metricsOnly(metrics http.Handler) http.Handler {
@@ -203,7 +224,7 @@ func metricsOnly(metrics http.Handler) http.Handler {
 func (s *server) startDispatcher(ctx context.Context, o serveOptions, handler *httpapi.Handler) error {
 	d, err := webhooks.NewDispatcher(webhooks.Config{
 		Store: s.store, RetryMin: o.webhookRetryMin, Logger: s.logger, Registerer: handler.Registerer(),
-		URLs: webhooks.URLPolicy{AllowPrivateNetworks: o.webhookAllowPrivateNetworks},
+		URLs: webhooks.URLPolicy{AllowPrivateNetworks: o.webhookAllowPrivateNetworks}, Retention: o.webhookRetention.value,
 	})
 	if err != nil {
 		return err

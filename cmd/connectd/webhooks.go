@@ -110,7 +110,7 @@ func runWebhooksRotate(ctx context.Context, args []string, stdout, stderr io.Wri
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "Webhook subscription %d of tenant %q has a new signing secret; the old one signs nothing from now on.\n", id, tenant)
+		fmt.Fprintf(stdout, "Webhook subscription %d of tenant %q has a new signing secret; the old one goes on signing beside it for %s.\n", id, tenant, webhooks.DefaultSecretOverlap)
 		fmt.Fprintln(stdout, "Store it now: it cannot be shown again.")
 		fmt.Fprintln(stdout, secret)
 		return nil
@@ -119,7 +119,7 @@ func runWebhooksRotate(ctx context.Context, args []string, stdout, stderr io.Wri
 
 func runWebhooksEnable(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return onSubscription(ctx, "enable", args, stdout, stderr, func(subs *webhooks.Subscriptions, tenant string, id int64) error {
-		if err := subs.Enable(ctx, tenant, id); err != nil {
+		if _, err := subs.Enable(ctx, tenant, id); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "Enabled webhook subscription %d of tenant %q; pending events are delivered from the first one not yet delivered.\n", id, tenant)
@@ -129,10 +129,10 @@ func runWebhooksEnable(ctx context.Context, args []string, stdout, stderr io.Wri
 
 func runWebhooksDisable(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return onSubscription(ctx, "disable", args, stdout, stderr, func(subs *webhooks.Subscriptions, tenant string, id int64) error {
-		if err := subs.Disable(ctx, tenant, id); err != nil {
+		if _, err := subs.Disable(ctx, tenant, id); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "Disabled webhook subscription %d of tenant %q; its events are kept until it is enabled again.\n", id, tenant)
+		fmt.Fprintf(stdout, "Disabled webhook subscription %d of tenant %q; its events are kept for the retention period and delivered once it is enabled again.\n", id, tenant)
 		return nil
 	})
 }

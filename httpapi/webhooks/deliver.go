@@ -1,18 +1,13 @@
 package webhooks
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"net"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/cockroachdb/errors"
-	"github.com/go-json-experiment/json"
 
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/store"
@@ -47,18 +42,18 @@ const userAgent = "IntegrationConnect-Webhooks/1"
 func (d *Dispatcher) deliverAll(ctx context.Context, tenantID string, id int64) {
 	claimed := d.claimDeliveries(ctx, tenantID, id)
 	for ctx.Err() == nil {
-		sub, event, err := d.next(ctx, tenantID, id, d.leaseToken(id), claimed)
+		sub, next, err := d.next(ctx, tenantID, id, d.leaseToken(id), claimed)
 		if err != nil {
 			if ctx.Err() == nil {
 				d.cfg.Logger.Error("webhooks: reading the next event", "subscription", id, "cause", cause(err))
 			}
 			return
 		}
-		if event == nil {
+		if next.event == nil {
 			return
 		}
 		d.setLease(sub)
-		if !d.deliver(ctx, sub, event) {
+		if !d.deliver(ctx, sub, next) {
 			return
 		}
 	}
@@ -96,33 +91,71 @@ func (d *Dispatcher) claimDeliveries(ctx context.Context, tenantID string, id in
 // releases it on Stop, or dies.
 const claimLifetime = 100 * 365 * 24 * time.Hour
 
+// pending is the next event of a subscription and why it is sent: live, or
+// from the head of its replays (TriggerReplay, TriggerResend).
+type pending struct {
+	event   *store.Event
+	trigger string
+}
+
+// The triggers of an attempt (connect.DeliveryAttempt.Trigger).
+const (
+	TriggerLive   = "live"
+	TriggerReplay = "replay"
+	TriggerResend = "resend"
+	TriggerTest   = "test"
+)
+
 // next takes or renews the subscription's delivery lease and returns the
 // subscription, read afresh, with its next pending event. The event is nil
 // when there is none, when the subscription was removed, disabled or is
 // waiting for a retry meanwhile, or when another dispatcher (of this process
 // or another replica) holds an unexpired lease and is alive (claimed is
 // false). token is the lease the caller holds (0 for none).
-func (d *Dispatcher) next(ctx context.Context, tenantID string, id, token int64, claimed bool) (*store.Subscription, *store.Event, error) {
+func (d *Dispatcher) next(ctx context.Context, tenantID string, id, token int64, claimed bool) (*store.Subscription, pending, error) {
 	var sub *store.Subscription
-	var event *store.Event
+	var next pending
 	err := d.cfg.Store.Update(ctx, func(tx store.Tx) (err error) {
-		sub, event = nil, nil
+		sub, next = nil, pending{}
 		now := d.cfg.Now()
 		rec, err := tx.Subscription(tenantID, id)
 		if err != nil || !rec.Enabled || !d.ready(rec, now) {
 			return err
 		}
-		next, err := tx.NextEvent(rec.TenantID, rec.Kinds, rec.Cursor)
+		found, err := nextPending(tx, rec)
 		if err != nil || !d.lease(rec, token, claimed, now) {
 			return err
 		}
-		sub, event = rec, next
+		sub, next = rec, found
 		return tx.PutSubscription(rec)
 	})
 	if errors.Is(err, connect.ErrNotFound) {
-		return nil, nil, nil
+		return nil, pending{}, nil
 	}
-	return sub, event, err
+	return sub, next, err
+}
+
+// nextPending is the subscription's next event: the first of its oldest
+// replay, or, when no replay is left, the live stream's next. A replay none
+// of whose events is left (all pruned, or none of the subscription's kinds)
+// is dropped from rec.
+func nextPending(tx store.Tx, rec *store.Subscription) (pending, error) {
+	for len(rec.Replays) > 0 {
+		r := rec.Replays[0]
+		e, err := tx.NextEvent(rec.TenantID, rec.Kinds, r.After)
+		if err != nil && !errors.Is(err, connect.ErrNotFound) {
+			return pending{}, err
+		}
+		if e != nil && e.Seq <= r.Through {
+			return pending{event: e, trigger: r.Trigger}, nil
+		}
+		rec.Replays = rec.Replays[1:]
+	}
+	e, err := tx.NextEvent(rec.TenantID, rec.Kinds, rec.Cursor)
+	if errors.Is(err, connect.ErrNotFound) {
+		return pending{}, nil
+	}
+	return pending{event: e, trigger: TriggerLive}, err
 }
 
 // leaseToken returns the token of the lease this dispatcher took on a
@@ -158,79 +191,30 @@ func (d *Dispatcher) lease(rec *store.Subscription, token int64, claimed bool, n
 
 // deliver makes one attempt and records its outcome; it reports whether the
 // event was delivered. An attempt cut short by Stop is not recorded.
-func (d *Dispatcher) deliver(ctx context.Context, sub *store.Subscription, event *store.Event) bool {
-	start := d.cfg.Now()
-	outcome, err := d.send(ctx, sub, event, start)
-	if err != nil && ctx.Err() != nil {
+func (d *Dispatcher) deliver(ctx context.Context, sub *store.Subscription, next pending) bool {
+	result := d.sender.send(ctx, sub, next.event, d.cfg.Now)
+	if result.err != nil && ctx.Err() != nil {
 		return false
 	}
-	d.metrics.deliveries.WithLabelValues(outcome).Inc()
+	d.metrics.count(result.outcome, next.trigger)
 	// A delivery is recorded even when Stop comes now, so it is not repeated.
-	if rerr := d.record(context.WithoutCancel(ctx), sub, event, start, err); rerr != nil {
+	if rerr := d.record(context.WithoutCancel(ctx), sub, next, result); rerr != nil {
 		until := d.hold(sub)
 		d.cfg.Logger.Error("webhooks: recording a delivery; the next attempt waits in memory",
-			"subscription", sub.ID, "eventId", event.ID, "nextAttemptAt", until, "cause", cause(rerr))
+			"subscription", sub.ID, "eventId", next.event.ID, "nextAttemptAt", until, "cause", cause(rerr))
 		return false
 	}
 	d.unhold(sub.ID)
-	return err == nil
-}
-
-// send posts the event to the subscription's URL once, signed, and returns
-// the outcome; err is nil only for a 2xx answer.
-func (d *Dispatcher) send(ctx context.Context, sub *store.Subscription, event *store.Event, at time.Time) (string, error) {
-	body, err := json.Marshal(connect.WebhookEvent{Type: event.Kind, Timestamp: event.CreatedAt, Data: event.Data})
-	if err != nil {
-		return outcomeNetworkError, errors.Wrap(err, "encoding the event")
-	}
-	signature, err := Sign(sub.Secret, event.ID, at.Unix(), body)
-	if err != nil {
-		return outcomeNetworkError, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, d.cfg.AttemptTimeout)
-	defer cancel()
-	// The rule again: the host may resolve elsewhere since the subscription
-	// was added, or the rule may have changed. The client checks the
-	// address it connects to once more.
-	if err := d.cfg.URLs.CheckURL(ctx, sub.URL, sub.AllowInsecureLoopback); err != nil {
-		return outcomeRefused, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, sub.URL, bytes.NewReader(body))
-	if err != nil {
-		return outcomeNetworkError, errors.Wrap(err, "building the request")
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", userAgent)
-	req.Header.Set(HeaderID, event.ID)
-	req.Header.Set(HeaderTimestamp, strconv.FormatInt(at.Unix(), 10))
-	req.Header.Set(HeaderSignature, signature)
-	return d.answer(d.clients[sub.AllowInsecureLoopback].Do(req))
-}
-
-// answer classifies the result of a request.
-func (d *Dispatcher) answer(resp *http.Response, err error) (string, error) {
-	var netErr net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():
-		return outcomeTimeout, errors.Newf("no answer within %s", d.cfg.AttemptTimeout)
-	case err != nil:
-		return outcomeNetworkError, err
-	}
-	defer resp.Body.Close()
-	// Reading a little of the body lets the connection be reused.
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return outcomeHTTPError, errors.Newf("answered %s", resp.Status)
-	}
-	return outcomeDelivered, nil
+	return result.err == nil
 }
 
 // record writes the outcome of an attempt into the subscription, read afresh
 // in the transaction, so settings changed meanwhile (a new secret, a disable)
-// are kept. A removed subscription records nothing, and neither does a
-// dispatcher whose lease another took over meanwhile (its token is fenced
-// off): the new holder counts attempts and failures, so they count once.
-func (d *Dispatcher) record(ctx context.Context, sub *store.Subscription, event *store.Event, start time.Time, failure error) error {
+// are kept, and stores the attempt. A removed subscription records nothing,
+// and neither does a dispatcher whose lease another took over meanwhile (its
+// token is fenced off): the new holder counts attempts and failures, so they
+// count once.
+func (d *Dispatcher) record(ctx context.Context, sub *store.Subscription, next pending, result attemptResult) error {
 	var after store.Subscription
 	var attempts int
 	var dropped, disabled bool
@@ -244,27 +228,40 @@ func (d *Dispatcher) record(ctx context.Context, sub *store.Subscription, event 
 		if err != nil {
 			return err
 		}
-		if failure == nil {
-			attempts = delivered(rec, event)
+		attempt := result.attempt(rec, next, rec.Attempts+1)
+		if result.err == nil {
+			attempts = delivered(rec, next, result.start)
 		} else {
-			disabled = d.failed(rec, start, failure)
+			disabled = d.failed(rec, result.start, result.err)
 			rec.LeaseUntil = time.Time{} // whoever polls when the retry is due may take it
 		}
 		after = *rec
+		if err := tx.AppendAttempt(attempt); err != nil {
+			return err
+		}
 		return tx.PutSubscription(rec)
 	})
 	if err != nil || dropped {
 		return err
 	}
-	d.report(&after, event, attempts, disabled, failure)
+	d.report(&after, next.event, attempts, disabled, result.err)
 	return nil
 }
 
-// delivered moves the cursor past event and clears the failure state; it
-// returns how many attempts the event took.
-func delivered(rec *store.Subscription, event *store.Event) int {
+// delivered moves the subscription past the event it received: the head of
+// its oldest replay, or the live stream's cursor. It clears the failure state
+// and returns how many attempts the event took.
+func delivered(rec *store.Subscription, next pending, at time.Time) int {
 	attempts := rec.Attempts + 1
-	rec.Cursor = max(rec.Cursor, event.Seq)
+	if next.trigger == TriggerLive {
+		rec.Cursor = max(rec.Cursor, next.event.Seq)
+		rec.LastDeliveredEventID, rec.LastDeliveredAt = next.event.ID, &at
+	} else if len(rec.Replays) > 0 {
+		rec.Replays[0].After = next.event.Seq
+		if rec.Replays[0].After >= rec.Replays[0].Through {
+			rec.Replays = rec.Replays[1:]
+		}
+	}
 	rec.Attempts, rec.NextAttemptAt, rec.FailingSince, rec.LastError = 0, nil, nil, ""
 	return attempts
 }
@@ -283,7 +280,7 @@ func (d *Dispatcher) failed(rec *store.Subscription, start time.Time, failure er
 	if !rec.Enabled || now.Sub(*rec.FailingSince) < d.cfg.DisableAfter {
 		return false
 	}
-	rec.Enabled, rec.DisabledAt = false, &now
+	rec.Enabled, rec.DisabledAt, rec.DisabledBy = false, &now, connect.DisabledByFailures
 	return true
 }
 

@@ -54,7 +54,7 @@ func TestDeliveryIsSignedWithTheSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, _ := json.Marshal(job.ImportJobSummary)
-	want := `{"type":"import_job.completed","timestamp":"2026-11-21T08:00:00Z","data":` + string(data) + `}`
+	want := `{"id":"` + event.ID + `","type":"import_job.completed","timestamp":"2026-11-21T08:00:00Z","schemaVersion":1,"data":` + string(data) + `}`
 	checks := []struct{ what, got, want string }{
 		{"webhook-id", d.id(), event.ID},
 		{"webhook-timestamp", d.header.Get("webhook-timestamp"), strconv.FormatInt(t0.Add(90*time.Second).Unix(), 10)},
@@ -149,32 +149,57 @@ func TestOrderPerSubscription(t *testing.T) {
 	}
 }
 
-// TestSecretRotation: after RotateSecret, deliveries verify with the new
-// secret and no longer with the old one.
+// TestSecretRotation: after RotateSecret, deliveries carry signatures by the
+// new secret and the old one until the overlap ends, then by the new one
+// only.
 func TestSecretRotation(t *testing.T) {
 	f := newFixture(t)
+	clock := newClock(t0)
+	f.subs.Now, f.subs.SecretOverlap = clock.Now, time.Hour
 	rc := newReceiver(t, nil)
 	sub, old := f.subscribe("acme", rc.URL, connect.EventImportJobCompleted)
 	first := f.appendEvent("acme", t0)
-	d := f.start()
+	d := f.start(func(c *webhooks.Config) { c.Now = clock.Now })
 	f.waitDelivered("acme", sub.ID, first.Seq)
 	d.Stop()
 	rotated, err := f.subs.RotateSecret(t.Context(), "acme", sub.ID)
 	if err != nil || rotated == old || len(rotated) != len(old) {
 		t.Fatalf("RotateSecret = %q, %v (old %q)", rotated, err, old)
 	}
-	second := f.appendEvent("acme", t0)
-	f.start()
-	f.waitDelivered("acme", sub.ID, second.Seq)
+	during := f.appendEvent("acme", t0)
+	d = f.start(func(c *webhooks.Config) { c.Now = clock.Now })
+	f.waitDelivered("acme", sub.ID, during.Seq)
+	d.Stop()
+	clock.Set(t0.Add(time.Hour)) // the overlap is over
+	after := f.appendEvent("acme", t0)
+	f.start(func(c *webhooks.Config) { c.Now = clock.Now })
+	f.waitDelivered("acme", sub.ID, after.Seq)
+
 	got := rc.deliveries()
-	if ids := rc.ids(); !slices.Equal(ids, []string{first.ID, second.ID}) {
+	if ids := rc.ids(); !slices.Equal(ids, []string{first.ID, during.ID, after.ID}) {
 		t.Fatalf("receiver got %v", ids)
 	}
-	if verify(old, got[0].header, got[0].body) != nil || verify(rotated, got[1].header, got[1].body) != nil {
-		t.Error("a delivery does not verify with the secret of its time")
+	checks := []struct {
+		what      string
+		delivery  int
+		secret    string
+		verifies  bool
+		signature int // signatures in the header
+	}{
+		{"before the rotation, the old secret", 0, old, true, 1},
+		{"during the overlap, the old secret", 1, old, true, 2},
+		{"during the overlap, the new secret", 1, rotated, true, 2},
+		{"after the overlap, the old secret", 2, old, false, 1},
+		{"after the overlap, the new secret", 2, rotated, true, 1},
 	}
-	if verify(old, got[1].header, got[1].body) == nil {
-		t.Error("a delivery after the rotation verifies with the old secret")
+	for _, c := range checks {
+		d := got[c.delivery]
+		if err := verify(c.secret, d.header, d.body); (err == nil) != c.verifies {
+			t.Errorf("%s: verify = %v, want verifies %v", c.what, err, c.verifies)
+		}
+		if n := len(strings.Fields(d.header.Get(webhooks.HeaderSignature))); n != c.signature {
+			t.Errorf("%s: %d signatures in %q, want %d", c.what, n, d.header.Get(webhooks.HeaderSignature), c.signature)
+		}
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
-	"net/http"
 	"sync"
 	"time"
 
@@ -22,7 +21,7 @@ const (
 	DefaultAttemptTimeout = 10 * time.Second
 	DefaultPollInterval   = time.Second
 	DefaultDisableAfter   = 24 * time.Hour
-	DefaultRetention      = 7 * 24 * time.Hour
+	DefaultRetention      = 30 * 24 * time.Hour
 	DefaultPruneInterval  = time.Minute
 )
 
@@ -51,8 +50,10 @@ type Config struct {
 	// DisableAfter disables a subscription whose deliveries failed without a
 	// success for this long; its pending events are kept. Default 24h.
 	DisableAfter time.Duration
-	// Retention is how long events are kept once no subscription waits for
-	// them. Default 7 days.
+	// Retention is how long events, and delivery attempts, are kept: the
+	// events feed's reach, and how far back a replay goes. An event is
+	// pruned when it is older, whether or not every subscription received
+	// it. Default 30 days.
 	Retention time.Duration
 	// PruneInterval is how often expired events are pruned. Default 1 min.
 	PruneInterval time.Duration
@@ -89,8 +90,7 @@ type Config struct {
 type Dispatcher struct {
 	cfg     Config
 	metrics *metrics
-	// clients send deliveries, by whether the subscription may use loopback.
-	clients map[bool]*http.Client
+	sender  *sender
 
 	mu        sync.Mutex
 	busy      map[int64]bool      // subscriptions with a delivery goroutine
@@ -115,8 +115,7 @@ func NewDispatcher(cfg Config) (*Dispatcher, error) {
 			return nil, err
 		}
 	}
-	clients := map[bool]*http.Client{false: cfg.URLs.client(false), true: cfg.URLs.client(true)}
-	return &Dispatcher{cfg: cfg, metrics: m, clients: clients, busy: map[int64]bool{}, held: map[int64]hold{}, leases: map[int64]heldLease{}, claims: map[int64]func(){}}, nil
+	return &Dispatcher{cfg: cfg, metrics: m, sender: newSender(cfg.URLs, cfg.AttemptTimeout), busy: map[int64]bool{}, held: map[int64]hold{}, leases: map[int64]heldLease{}, claims: map[int64]func(){}}, nil
 }
 
 func withDefaults(cfg Config) Config {
@@ -266,11 +265,11 @@ func (d *Dispatcher) heads(ctx context.Context) ([]head, error) {
 			return err
 		}
 		for _, s := range subs {
-			e, err := tx.NextEvent(s.TenantID, s.Kinds, s.Cursor)
-			if err != nil && !errors.Is(err, connect.ErrNotFound) {
+			next, err := nextPending(tx, &s) // on a copy: nothing is written here
+			if err != nil {
 				return err
 			}
-			heads = append(heads, head{sub: s, event: e})
+			heads = append(heads, head{sub: s, event: next.event})
 		}
 		return nil
 	})
@@ -302,24 +301,34 @@ func (d *Dispatcher) release(id int64) {
 	delete(d.busy, id)
 }
 
-// prune deletes expired events every PruneInterval; after a full batch it
-// goes on at the next poll.
+// prune deletes expired events and attempts every PruneInterval; after a
+// full batch it goes on at the next poll. It sets the retained events gauge.
 func (d *Dispatcher) prune(ctx context.Context, now time.Time) {
 	if now.Sub(d.lastPrune) < d.cfg.PruneInterval {
 		return
 	}
-	var n int
+	cutoff := now.Add(-d.cfg.Retention)
+	var events, attempts, retained int
 	err := d.cfg.Store.Update(ctx, func(tx store.Tx) (err error) {
-		n, err = tx.PruneEvents(now.Add(-d.cfg.Retention), pruneBatch)
+		if events, err = tx.PruneEvents(cutoff, pruneBatch); err != nil {
+			return err
+		}
+		attempts, err = tx.PruneAttempts(cutoff, pruneBatch)
 		return err
 	})
+	if err == nil { // counted once the pruning committed
+		err = d.cfg.Store.View(ctx, func(tx store.Tx) (err error) { retained, err = tx.CountEvents(); return err })
+	}
 	switch {
 	case err != nil && ctx.Err() == nil:
-		d.cfg.Logger.Error("webhooks: pruning delivered events", "cause", cause(err))
-	case err == nil && n > 0:
-		d.cfg.Logger.Info("webhooks: pruned delivered events", "count", n, "olderThan", now.Add(-d.cfg.Retention))
+		d.cfg.Logger.Error("webhooks: pruning expired events", "cause", cause(err))
+	case err == nil && events+attempts > 0:
+		d.cfg.Logger.Info("webhooks: pruned expired events", "events", events, "attempts", attempts, "olderThan", cutoff)
 	}
-	if err == nil && n < pruneBatch {
+	if err == nil {
+		d.metrics.retained.Set(float64(retained))
+	}
+	if err == nil && events < pruneBatch && attempts < pruneBatch {
 		d.lastPrune = now
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/appointments"
 	"github.com/integration-connect/connect/httpapi/webhooks"
@@ -185,17 +187,13 @@ func TestDisabledAfterFailingForDisableAfter(t *testing.T) {
 		t.Errorf("attempts at hours %v, want %v", hours, want)
 	}
 
-	// Long after the retention, the event still waits for the subscription.
-	clock.Set(t0.Add(30 * 24 * time.Hour))
-	f.appendEvent("globex", clock.Now()) // nobody wants it: its pruning shows a pass ran
-	clock.Set(clock.Now().Add(49 * time.Hour))
-	waitFor(t, "a pruning pass", func() bool { return len(f.events("globex")) == 0 })
+	// Disabled, the event waits for the subscription within the retention.
 	if got := f.events("acme"); len(got) != 1 || got[0].ID != event.ID {
-		t.Fatalf("the disabled subscription's event was pruned: the outbox holds %v", got)
+		t.Fatalf("the disabled subscription's event is gone: the outbox holds %v", got)
 	}
 
 	healthy.Store(true)
-	if err := f.subs.Enable(t.Context(), "acme", sub.ID); err != nil {
+	if _, err := f.subs.Enable(t.Context(), "acme", sub.ID); err != nil {
 		t.Fatal(err)
 	}
 	f.waitDelivered("acme", sub.ID, event.Seq)
@@ -206,24 +204,42 @@ func TestDisabledAfterFailingForDisableAfter(t *testing.T) {
 	waitFor(t, "pruning the delivered event", func() bool { return len(f.events("acme")) == 0 })
 }
 
-// TestPruneDeliveredEvents: a delivered event is kept for Retention, then
-// pruned.
+// TestPruneDeliveredEvents: an event is kept for Retention, then pruned,
+// and the retained events gauge follows.
 func TestPruneDeliveredEvents(t *testing.T) {
 	f := newFixture(t)
 	rc := newReceiver(t, nil)
 	sub, _ := f.subscribe("acme", rc.URL, connect.EventImportJobCompleted)
 	clock := newClock(t0)
 	event := f.appendEvent("acme", t0)
-	f.start(func(c *webhooks.Config) { c.Now, c.Retention, c.PruneInterval = clock.Now, time.Hour, time.Millisecond })
+	registry := prometheus.NewPedanticRegistry()
+	f.start(func(c *webhooks.Config) {
+		c.Now, c.Retention, c.PruneInterval, c.Registerer = clock.Now, time.Hour, time.Millisecond, registry
+	})
 	f.waitDelivered("acme", sub.ID, event.Seq)
 	clock.Set(t0.Add(time.Hour - time.Millisecond))
-	f.appendEvent("globex", t0.Add(-time.Hour)) // nobody wants it: its pruning shows a pass ran
-	waitFor(t, "a pruning pass", func() bool { return len(f.events("globex")) == 0 })
+	waitFor(t, "a pruning pass to count the event", func() bool { return gauge(t, registry, "connect_webhook_events_retained") == 1 })
 	if got := f.events("acme"); len(got) != 1 {
 		t.Error("the delivered event was pruned before its retention ended")
 	}
 	clock.Set(t0.Add(time.Hour + time.Millisecond))
 	waitFor(t, "pruning the delivered event", func() bool { return len(f.events("acme")) == 0 })
+	waitFor(t, "the gauge to follow", func() bool { return gauge(t, registry, "connect_webhook_events_retained") == 0 })
+}
+
+// gauge returns the value of a gauge without labels (-1 when absent).
+func gauge(t *testing.T, g prometheus.Gatherer, name string) float64 {
+	t.Helper()
+	families, err := g.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range families {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	return -1
 }
 
 func TestStartAndStop(t *testing.T) {

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/go-json-experiment/json"
 
@@ -53,7 +54,7 @@ func (s *Subscriptions) CreateWebhookSubscriptionJSON(ctx context.Context, calle
 	return subscriptionOutcome(claim.Commit(ctx, func(tx store.Tx) (connect.WebhookSubscriptionWithSecret, bool, error) {
 		created := *rec
 		err := tx.CreateSubscription(&created)
-		return withSecret(&created), true, err
+		return withSecret(&created, created.CreatedAt), true, err
 	}))
 }
 
@@ -67,10 +68,11 @@ func (s *Subscriptions) ListWebhookSubscriptions(ctx context.Context, caller con
 	if caller.TenantID == "" { // the store would list every tenant's
 		return list, nil
 	}
+	now := s.now()
 	err := s.Store.View(ctx, func(tx store.Tx) error {
 		recs, err := tx.Subscriptions(caller.TenantID)
 		for _, r := range recs {
-			list.Subscriptions = append(list.Subscriptions, info(&r))
+			list.Subscriptions = append(list.Subscriptions, info(&r, now))
 		}
 		return err
 	})
@@ -87,7 +89,7 @@ func (s *Subscriptions) GetWebhookSubscription(ctx context.Context, caller conne
 	err := s.Store.View(ctx, func(tx store.Tx) error {
 		rec, err := load(tx, caller.TenantID, id)
 		if err == nil {
-			got = info(rec)
+			got = info(rec, s.now())
 		}
 		return err
 	})
@@ -127,8 +129,9 @@ func (s *Subscriptions) RotateWebhookSubscriptionSecret(ctx context.Context, cal
 		if err != nil {
 			return connect.WebhookSubscriptionWithSecret{}, false, err
 		}
-		rec.Secret = secret
-		return withSecret(rec), false, tx.PutSubscription(rec)
+		now := s.now()
+		s.rotate(rec, secret, now)
+		return withSecret(rec, now), false, tx.PutSubscription(rec)
 	}))
 }
 
@@ -144,10 +147,40 @@ func subscriptionOutcome(out store.Outcome[connect.WebhookSubscriptionWithSecret
 	return connect.WebhookSubscriptionOutcome{Subscription: out.Value, Replayed: out.Replayed}, err
 }
 
-func info(rec *store.Subscription) connect.WebhookSubscriptionInfo {
-	return connect.WebhookSubscriptionInfo{ID: rec.ID, URL: rec.URL, Events: rec.Kinds, Enabled: rec.Enabled, CreatedAt: rec.CreatedAt}
+// info is a subscription as integrators see it, at the time now (which says
+// whether the previous secret still signs).
+func info(rec *store.Subscription, now time.Time) connect.WebhookSubscriptionInfo {
+	i := connect.WebhookSubscriptionInfo{
+		ID: rec.ID, URL: rec.URL, Events: rec.Kinds, Enabled: rec.Enabled, CreatedAt: rec.CreatedAt,
+		Status: status(&rec.WebhookSubscription), FailingSince: rec.FailingSince, NextAttemptAt: rec.NextAttemptAt,
+		LastDeliveredAt: rec.LastDeliveredAt, PendingReplays: len(rec.Replays),
+	}
+	if rec.LastError != "" {
+		i.LastError = &rec.LastError
+	}
+	if rec.LastDeliveredEventID != "" {
+		i.LastDeliveredEventID = &rec.LastDeliveredEventID
+	}
+	if rec.PreviousSecret != "" && now.Before(rec.PreviousSecretUntil) {
+		i.PreviousSecretExpiresAt = &rec.PreviousSecretUntil
+	}
+	if !rec.Enabled {
+		i.NextAttemptAt = nil // nothing is attempted until it is enabled
+	}
+	return i
 }
 
-func withSecret(rec *store.Subscription) connect.WebhookSubscriptionWithSecret {
-	return connect.WebhookSubscriptionWithSecret{WebhookSubscriptionInfo: info(rec), Secret: rec.Secret}
+// status says whether a subscription delivers, and if not, who stopped it.
+func status(sub *connect.WebhookSubscription) connect.SubscriptionStatus {
+	switch {
+	case sub.Enabled:
+		return connect.SubscriptionEnabled
+	case sub.DisabledBy == connect.DisabledByFailures:
+		return connect.SubscriptionDisabledAfterFailures
+	}
+	return connect.SubscriptionDisabled
+}
+
+func withSecret(rec *store.Subscription, now time.Time) connect.WebhookSubscriptionWithSecret {
+	return connect.WebhookSubscriptionWithSecret{WebhookSubscriptionInfo: info(rec, now), Secret: rec.Secret}
 }

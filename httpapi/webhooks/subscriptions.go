@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cockroachdb/errors"
@@ -26,6 +27,28 @@ type Subscriptions struct {
 	// IdempotencyRetention is how long the idempotency records of integrators'
 	// writes are kept; zero means store.DefaultIdempotencyRetention.
 	IdempotencyRetention time.Duration
+	// SecretOverlap is how long the previous secret goes on signing
+	// deliveries beside the new one after a rotation, so receivers can
+	// switch without losing a delivery. Zero means DefaultSecretOverlap; a
+	// negative overlap ends the old secret at once.
+	SecretOverlap time.Duration
+	// AttemptTimeout bounds a test's ping, as Config.AttemptTimeout bounds
+	// every delivery; zero means DefaultAttemptTimeout.
+	AttemptTimeout time.Duration
+
+	senderOnce sync.Once
+	sender     *sender
+}
+
+// DefaultSecretOverlap is the default of Subscriptions.SecretOverlap.
+const DefaultSecretOverlap = 24 * time.Hour
+
+// overlap is how long a rotated-out secret goes on signing.
+func (s *Subscriptions) overlap() time.Duration {
+	if s.SecretOverlap == 0 {
+		return DefaultSecretOverlap
+	}
+	return max(s.SecretOverlap, 0)
 }
 
 func (s *Subscriptions) now() time.Time {
@@ -94,46 +117,61 @@ func (s *Subscriptions) Remove(ctx context.Context, tenantID string, id int64) e
 }
 
 // RotateSecret gives a subscription a new signing secret and returns it; the
-// old one signs nothing from then on. Errors: NotFound.
+// old one goes on signing beside it for SecretOverlap. Errors: NotFound.
 func (s *Subscriptions) RotateSecret(ctx context.Context, tenantID string, id int64) (string, error) {
 	secret, err := newSecret()
 	if err != nil {
 		return "", err
 	}
-	return secret, s.change(ctx, tenantID, id, func(rec *store.Subscription) { rec.Secret = secret })
+	now := s.now()
+	_, err = s.change(ctx, tenantID, id, func(rec *store.Subscription) { s.rotate(rec, secret, now) })
+	return secret, err
+}
+
+// rotate makes secret rec's signing secret; the one it replaces signs beside
+// it until the overlap ends. A secret rotated out during an overlap no
+// longer signs: only the last two secrets ever do.
+func (s *Subscriptions) rotate(rec *store.Subscription, secret string, now time.Time) {
+	rec.PreviousSecret, rec.PreviousSecretUntil = rec.Secret, now.Add(s.overlap())
+	rec.Secret = secret
 }
 
 // Enable turns deliveries to a subscription on again, at once, starting with
-// the first event it has not received. Errors: NotFound.
-func (s *Subscriptions) Enable(ctx context.Context, tenantID string, id int64) error {
+// the first event it has not received (and its pending replays). Errors:
+// NotFound.
+func (s *Subscriptions) Enable(ctx context.Context, tenantID string, id int64) (connect.WebhookSubscription, error) {
 	return s.change(ctx, tenantID, id, func(rec *store.Subscription) {
-		rec.Enabled, rec.DisabledAt = true, nil
+		rec.Enabled, rec.DisabledAt, rec.DisabledBy = true, nil, ""
 		rec.Attempts, rec.NextAttemptAt, rec.FailingSince, rec.LastError = 0, nil, nil, ""
 	})
 }
 
-// Disable stops deliveries to a subscription; its events are kept until it
-// is enabled again or removed. Errors: NotFound.
-func (s *Subscriptions) Disable(ctx context.Context, tenantID string, id int64) error {
+// Disable stops deliveries to a subscription; its events are kept for the
+// retention period and delivered once it is enabled again. Errors: NotFound.
+func (s *Subscriptions) Disable(ctx context.Context, tenantID string, id int64) (connect.WebhookSubscription, error) {
 	now := s.now()
 	return s.change(ctx, tenantID, id, func(rec *store.Subscription) {
 		if rec.Enabled {
-			rec.Enabled, rec.DisabledAt = false, &now
+			rec.Enabled, rec.DisabledAt, rec.DisabledBy = false, &now, connect.DisabledByRequest
 		}
 	})
 }
 
 // change applies fn to a subscription in one transaction, so it never undoes
-// what the dispatcher records meanwhile.
-func (s *Subscriptions) change(ctx context.Context, tenantID string, id int64, fn func(*store.Subscription)) error {
-	return s.Store.Update(ctx, func(tx store.Tx) error {
+// what the dispatcher records meanwhile, and returns the subscription as
+// changed.
+func (s *Subscriptions) change(ctx context.Context, tenantID string, id int64, fn func(*store.Subscription)) (connect.WebhookSubscription, error) {
+	var changed connect.WebhookSubscription
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
 		rec, err := load(tx, tenantID, id)
 		if err != nil {
 			return err
 		}
 		fn(rec)
+		changed = rec.WebhookSubscription
 		return tx.PutSubscription(rec)
 	})
+	return changed, err
 }
 
 func load(tx store.Tx, tenantID string, id int64) (*store.Subscription, error) {

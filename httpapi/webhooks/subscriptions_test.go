@@ -92,8 +92,8 @@ func TestSubscriptionLifecycle(t *testing.T) {
 	for name, call := range map[string]func() error{
 		"Remove":       func() error { return f.subs.Remove(ctx, "acme", other.ID) },
 		"RotateSecret": func() error { _, err := f.subs.RotateSecret(ctx, "acme", other.ID); return err },
-		"Enable":       func() error { return f.subs.Enable(ctx, "acme", other.ID) },
-		"Disable":      func() error { return f.subs.Disable(ctx, "acme", 999) },
+		"Enable":       func() error { _, err := f.subs.Enable(ctx, "acme", other.ID); return err },
+		"Disable":      func() error { _, err := f.subs.Disable(ctx, "acme", 999); return err },
 	} {
 		err := call()
 		if e := connect.AsError(err); e == nil || e.Code != connect.CodeNotFound || !strings.HasPrefix(e.Message, `tenant "acme" has no webhook subscription `) {
@@ -101,13 +101,13 @@ func TestSubscriptionLifecycle(t *testing.T) {
 		}
 	}
 
-	if err := f.subs.Disable(ctx, "acme", sub.ID); err != nil {
+	if _, err := f.subs.Disable(ctx, "acme", sub.ID); err != nil {
 		t.Fatal(err)
 	}
 	if s := f.subscription("acme", sub.ID); s.Enabled || s.DisabledAt == nil {
 		t.Errorf("after Disable: %+v", s)
 	}
-	if err := f.subs.Enable(ctx, "acme", sub.ID); err != nil {
+	if _, err := f.subs.Enable(ctx, "acme", sub.ID); err != nil {
 		t.Fatal(err)
 	}
 	if s := f.subscription("acme", sub.ID); !s.Enabled || s.DisabledAt != nil {

@@ -15,21 +15,24 @@ import (
 // keys sort by id; composite keys are tuples (see tuple).
 var (
 	bucketMeta          = []byte("meta")
-	bucketClients       = []byte("clients")            // tuple(tenant, client) → Client
-	bucketClientKeys    = []byte("client_keys")        // key hash → tuple(tenant, client)
-	bucketTargets       = []byte("targets")            // id → Target
-	bucketTargetIDs     = []byte("target_ids")         // tuple(tenant, source, externalId) → id
-	bucketJobs          = []byte("jobs")               // id → Job without items
-	bucketJobItems      = []byte("job_items")          // id → []InboundImportItemResult
-	bucketJobIndex      = []byte("job_index")          // jobFilterKey + ^id → nothing
-	bucketJobCounts     = []byte("job_counts")         // jobFilterKey → count
-	bucketIdempotency   = []byte("idempotency")        // tuple(tenant, client, key) → IdempotencyRecord
-	bucketIdempotencyAt = []byte("idempotency_expiry") // expiry unix nanos + tuple(tenant, client, key) → nothing
-	bucketEvents        = []byte("events")             // seq → Event (see outbox.go)
-	bucketEventIndex    = []byte("event_index")        // tuple(tenant, kind) + seq → nothing
-	bucketWebhooks      = []byte("webhooks")           // id → Subscription
-	bucketAppointments  = []byte("appointments")       // tuple(tenant) + id → AppointmentRequest
-	bucketApptStatus    = []byte("appointment_status") // tuple(tenant, status) + id → nothing
+	bucketClients       = []byte("clients")             // tuple(tenant, client) → Client
+	bucketClientKeys    = []byte("client_keys")         // key hash → tuple(tenant, client)
+	bucketTargets       = []byte("targets")             // id → Target
+	bucketTargetIDs     = []byte("target_ids")          // tuple(tenant, source, externalId) → id
+	bucketJobs          = []byte("jobs")                // id → Job without items
+	bucketJobItems      = []byte("job_items")           // id → []InboundImportItemResult
+	bucketJobIndex      = []byte("job_index")           // jobFilterKey + ^id → nothing
+	bucketJobCounts     = []byte("job_counts")          // jobFilterKey → count
+	bucketIdempotency   = []byte("idempotency")         // tuple(tenant, client, key) → IdempotencyRecord
+	bucketIdempotencyAt = []byte("idempotency_expiry")  // expiry unix nanos + tuple(tenant, client, key) → nothing
+	bucketEvents        = []byte("events")              // seq → Event (see outbox.go)
+	bucketEventIndex    = []byte("event_index")         // tuple(tenant, kind) + seq → nothing
+	bucketEventIDs      = []byte("event_ids")           // tuple(tenant, event id) → seq
+	bucketWebhooks      = []byte("webhooks")            // id → Subscription
+	bucketAttempts      = []byte("webhook_attempts")    // subscription id + attempt id → Attempt
+	bucketAttemptIDs    = []byte("webhook_attempt_ids") // attempt id → subscription id
+	bucketAppointments  = []byte("appointments")        // tuple(tenant) + id → AppointmentRequest
+	bucketApptStatus    = []byte("appointment_status")  // tuple(tenant, status) + id → nothing
 
 	// Customer records (see customers.go for the key helpers).
 	bucketCustomers         = []byte("customers")          // tuple(tenant) + id → Customer
@@ -57,7 +60,7 @@ var (
 var allBuckets = [][]byte{
 	bucketMeta, bucketClients, bucketClientKeys, bucketTargets, bucketTargetIDs,
 	bucketJobs, bucketJobItems, bucketJobIndex, bucketJobCounts, bucketIdempotency, bucketIdempotencyAt,
-	bucketEvents, bucketEventIndex, bucketWebhooks,
+	bucketEvents, bucketEventIndex, bucketEventIDs, bucketWebhooks, bucketAttempts, bucketAttemptIDs,
 	bucketAppointments, bucketApptStatus,
 	bucketCustomers, bucketCustomerIDs, bucketCustomerNumbers, bucketCustomerCounts,
 	bucketLocations, bucketLocationIDs, bucketLocationAddresses,
@@ -74,7 +77,7 @@ var allBuckets = [][]byte{
 var appendOnly = map[string]bool{
 	string(bucketTargets): true, string(bucketJobs): true, string(bucketJobItems): true,
 	string(bucketIdempotencyAt): true, string(bucketEvents): true, string(bucketRouteSuggestions): true,
-	string(bucketRoutePlans): true,
+	string(bucketRoutePlans): true, string(bucketAttemptIDs): true,
 }
 
 // createBuckets prepares a new file, or brings an existing one up to

@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"encoding/binary"
 
 	"github.com/cockroachdb/errors"
@@ -20,7 +21,8 @@ import (
 //	3: job items and idempotency results may be deflated (see pack.go). Values
 //	   of schema 2 read as they are, so nothing is converted; the version only
 //	   keeps older versions, which cannot read deflated values, off the file.
-const schemaVersion = 3
+//	4: events are indexed by id (event_ids), for the events feed.
+const schemaVersion = 4
 
 var keySchema = []byte("schema")
 
@@ -48,7 +50,25 @@ func migrate(btx *bbolt.Tx) error {
 			return err
 		}
 	}
+	if version < 4 {
+		if err := indexEventIDs(btx); err != nil {
+			return err
+		}
+	}
 	return errors.Wrap(meta.Put(keySchema, u64(schemaVersion)), "writing the schema version")
+}
+
+// indexEventIDs (schema 3 to 4) indexes every kept event by its id.
+func indexEventIDs(btx *bbolt.Tx) error {
+	ids := btx.Bucket(bucketEventIDs)
+	err := btx.Bucket(bucketEvents).ForEach(func(k, v []byte) error {
+		var e store.Event
+		if err := json.Unmarshal(v, &e); err != nil {
+			return errors.Wrap(err, "decoding an event")
+		}
+		return ids.Put(tuple(e.TenantID, e.ID), bytes.Clone(k))
+	})
+	return errors.Wrap(err, "indexing events by id")
 }
 
 // indexIdempotencyByExpiry (schema 1 to 2) indexes every idempotency record by

@@ -104,8 +104,8 @@ func TestOpenMigratesSchema1(t *testing.T) {
 		if btx.Bucket([]byte("idempotency_by_age")) != nil {
 			t.Error("the index of schema 1 is still there")
 		}
-		if got := btx.Bucket([]byte("meta")).Get([]byte("schema")); string(got) != string(u64(3)) {
-			t.Errorf("schema = %x, want 3", got)
+		if got := btx.Bucket([]byte("meta")).Get([]byte("schema")); string(got) != string(u64(4)) {
+			t.Errorf("schema = %x, want 4", got)
 		}
 	})
 }
@@ -160,12 +160,38 @@ func assertRaw(t *testing.T, path string, fn func(*bbolt.Tx)) {
 
 func TestOpenRefusesNewerSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), bolt.FileName)
-	writeRaw(t, path, map[string]map[string][]byte{"meta": {"schema": u64(4)}})
+	writeRaw(t, path, map[string]map[string][]byte{"meta": {"schema": u64(5)}})
 	s, err := bolt.Open(path, nil)
 	if !errors.Is(err, bolt.ErrNewerSchema) {
-		t.Errorf("Open of a schema 4 file: %v, want ErrNewerSchema", err)
+		t.Errorf("Open of a schema 5 file: %v, want ErrNewerSchema", err)
 	}
 	if err == nil {
 		_ = s.Close()
+	}
+}
+
+// TestOpenIndexesEventsOfSchema3: schema 3 kept events by number only. Open
+// indexes the kept events by id, so the events feed finds them.
+func TestOpenIndexesEventsOfSchema3(t *testing.T) {
+	path := filepath.Join(t.TempDir(), bolt.FileName)
+	writeRaw(t, path, map[string]map[string][]byte{
+		"meta":        {"schema": u64(3)},
+		"events":      {string(u64(7)): []byte(`{"seq":7,"id":"evt_old","tenantId":"t1","kind":"import_job.completed","createdAt":"2026-11-21T08:00:00Z","data":{"n":1}}`)},
+		"event_index": {"\x02t1\x14import_job.completed" + string(u64(7)): nil},
+	})
+	s, err := bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.View(t.Context(), func(tx store.Tx) error {
+		e, err := tx.EventByID("t1", "evt_old")
+		if err != nil || e.Seq != 7 || string(e.Data) != `{"n":1}` {
+			t.Errorf("EventByID after the migration = %+v, %v", e, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

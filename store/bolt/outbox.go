@@ -3,6 +3,7 @@ package bolt
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"time"
 
 	"github.com/cockroachdb/errors"
@@ -31,102 +32,253 @@ func (t *tx) AppendEvent(e *store.Event) error {
 	if err := t.bucket(bucketEventIndex).Put(eventIndexKey(e.TenantID, e.Kind, seq), nil); err != nil {
 		return errors.Wrap(err, "indexing an event")
 	}
+	if err := t.bucket(bucketEventIDs).Put(tuple(e.TenantID, e.ID), idKey(seq)); err != nil {
+		return errors.Wrap(err, "indexing an event by id")
+	}
 	return put(t.bucket(bucketEvents), idKey(seq), e)
 }
 
 func (t *tx) NextEvent(tenantID string, kinds []connect.EventKind, after int64) (*store.Event, error) {
-	next := int64(-1)
-	c := t.bucket(bucketEventIndex).Cursor()
-	for _, kind := range kinds {
-		prefix := tuple(tenantID, string(kind))
-		k, _ := c.Seek(append(prefix, idKey(after+1)...))
-		if k != nil && bytes.HasPrefix(k, prefix) && (next < 0 || seqOf(k) < next) {
-			next = seqOf(k)
+	if len(kinds) == 0 {
+		return nil, connect.ErrNotFound
+	}
+	events, err := t.Events(tenantID, kinds, after, 0, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(events) == 0 {
+		return nil, connect.ErrNotFound
+	}
+	return &events[0], nil
+}
+
+func (t *tx) Events(tenantID string, kinds []connect.EventKind, after, before int64, limit int) ([]store.Event, error) {
+	if len(kinds) == 0 {
+		kinds = connect.EventKinds
+	}
+	ranges := make([]*kindRange, len(kinds))
+	for i, kind := range kinds {
+		ranges[i] = seekKind(t.bucket(bucketEventIndex), tenantID, kind, after)
+	}
+	var events []store.Event
+	for len(events) < limit {
+		r := lowest(ranges)
+		if r == nil || before > 0 && r.seq >= before {
+			break
+		}
+		var e store.Event
+		if err := get(t.bucket(bucketEvents), idKey(r.seq), &e); err != nil {
+			return nil, errors.Wrap(err, "reading an indexed event")
+		}
+		events = append(events, e)
+		r.next()
+	}
+	return events, nil
+}
+
+// kindRange walks the index entries of one tenant and kind in sequence
+// order; seq is the current entry's, and done is set past the last.
+type kindRange struct {
+	c      *bbolt.Cursor
+	prefix []byte
+	seq    int64
+	done   bool
+}
+
+func seekKind(index *bbolt.Bucket, tenantID string, kind connect.EventKind, after int64) *kindRange {
+	r := &kindRange{c: index.Cursor(), prefix: tuple(tenantID, string(kind))}
+	k, _ := r.c.Seek(append(bytes.Clone(r.prefix), idKey(after+1)...))
+	r.at(k)
+	return r
+}
+
+func (r *kindRange) at(k []byte) {
+	r.done = k == nil || !bytes.HasPrefix(k, r.prefix)
+	if !r.done {
+		r.seq = seqOf(k)
+	}
+}
+
+func (r *kindRange) next() {
+	k, _ := r.c.Next()
+	r.at(k)
+}
+
+// lowest returns the range whose current event comes first, nil when every
+// range is done.
+func lowest(ranges []*kindRange) *kindRange {
+	var low *kindRange
+	for _, r := range ranges {
+		if !r.done && (low == nil || r.seq < low.seq) {
+			low = r
 		}
 	}
-	if next < 0 {
+	return low
+}
+
+func (t *tx) EventByID(tenantID, id string) (*store.Event, error) {
+	seq := t.bucket(bucketEventIDs).Get(tuple(tenantID, id))
+	if seq == nil {
 		return nil, connect.ErrNotFound
 	}
 	var e store.Event
-	if err := get(t.bucket(bucketEvents), idKey(next), &e); err != nil {
+	if err := get(t.bucket(bucketEvents), seq, &e); err != nil {
 		return nil, errors.Wrap(err, "reading an indexed event")
 	}
 	return &e, nil
 }
 
-func (t *tx) PruneEvents(cutoff time.Time, limit int) (int, error) {
-	marks, err := t.deliveredUpTo()
-	if err != nil {
-		return 0, err
+// EventSeqAt searches the events by sequence number for the first created at
+// or after at: O(log n) reads, as event times follow their numbers.
+func (t *tx) EventSeqAt(at time.Time) (int64, error) {
+	events := t.bucket(bucketEvents)
+	c := events.Cursor()
+	// firstFrom returns the first event numbered seq or above (nil: none).
+	firstFrom := func(seq int64) (*store.Event, error) {
+		k, v := c.Seek(idKey(seq))
+		if k == nil {
+			return nil, nil
+		}
+		var e store.Event
+		return &e, errors.Wrap(json.Unmarshal(v, &e), "decoding an event")
 	}
-	var doomed [][]byte
-	c := t.bucket(bucketEventIndex).Cursor()
-	for k, _ := c.First(); k != nil && len(doomed) < limit; k, _ = skipRange(c, k) {
-		more, err := t.prunable(c, k, marks, cutoff, limit-len(doomed))
+	lo, hi := int64(1), int64(events.Sequence())+1
+	for lo < hi { // the first seq whose first event is at or after at, or none
+		mid := lo + (hi-lo)/2
+		e, err := firstFrom(mid)
 		if err != nil {
 			return 0, err
 		}
-		doomed = append(doomed, more...)
-	}
-	for _, k := range doomed {
-		if err := t.bucket(bucketEvents).Delete(idKey(seqOf(k))); err != nil {
-			return 0, errors.Wrap(err, "pruning an event")
+		if e == nil || !e.CreatedAt.Before(at) {
+			hi = mid
+		} else {
+			lo = e.Seq + 1
 		}
-		if err := t.bucket(bucketEventIndex).Delete(k); err != nil {
-			return 0, errors.Wrap(err, "pruning an event")
+	}
+	e, err := firstFrom(lo)
+	if err != nil || e == nil {
+		return int64(events.Sequence()) + 1, err
+	}
+	return e.Seq, nil
+}
+
+// PruneEvents deletes the oldest events in sequence order, stopping at the
+// first one created at or after cutoff: times follow numbers (see
+// EventSeqAt), so what is left is at most a commit's duration younger.
+func (t *tx) PruneEvents(cutoff time.Time, limit int) (int, error) {
+	events := t.bucket(bucketEvents)
+	var doomed []store.Event
+	c := events.Cursor()
+	for k, v := c.First(); k != nil && len(doomed) < limit; k, v = c.Next() {
+		var e store.Event
+		if err := json.Unmarshal(v, &e); err != nil {
+			return 0, errors.Wrap(err, "decoding an event")
+		}
+		if !e.CreatedAt.Before(cutoff) {
+			break
+		}
+		doomed = append(doomed, e)
+	}
+	for _, e := range doomed {
+		for _, del := range []struct {
+			b   []byte
+			key []byte
+		}{
+			{bucketEvents, idKey(e.Seq)},
+			{bucketEventIndex, eventIndexKey(e.TenantID, e.Kind, e.Seq)},
+			{bucketEventIDs, tuple(e.TenantID, e.ID)},
+		} {
+			if err := t.bucket(del.b).Delete(del.key); err != nil {
+				return 0, errors.Wrap(err, "pruning an event")
+			}
 		}
 	}
 	return len(doomed), nil
 }
 
-// deliveredUpTo maps each (tenant, kind) that some subscription wants to the
-// lowest cursor among those subscriptions: events of that range above it are
-// still waiting. Ranges nobody wants are absent: none of their events waits.
-func (t *tx) deliveredUpTo() (map[string]int64, error) {
-	subs, err := t.Subscriptions("")
-	marks := map[string]int64{}
-	for _, s := range subs {
-		for _, kind := range s.Kinds {
-			r := string(tuple(s.TenantID, string(kind)))
-			if mark, ok := marks[r]; !ok || s.Cursor < mark {
-				marks[r] = s.Cursor
-			}
-		}
-	}
-	return marks, err
+func (t *tx) CountEvents() (int, error) {
+	return t.bucket(bucketEvents).Stats().KeyN, nil
 }
 
-// prunable returns the keys, from the index key first on, of the events of
-// one (tenant, kind) range that may go: a range is in sequence order, so it
-// stops at the first event still waiting or not yet old enough.
-func (t *tx) prunable(c *bbolt.Cursor, first []byte, marks map[string]int64, cutoff time.Time, limit int) ([][]byte, error) {
-	prefix := first[:len(first)-8]
-	mark, wanted := marks[string(prefix)]
-	var keys [][]byte
-	for k := first; k != nil && bytes.HasPrefix(k, prefix) && len(keys) < limit; k, _ = c.Next() {
-		if wanted && seqOf(k) > mark {
-			break
-		}
-		var e store.Event
-		if err := get(t.bucket(bucketEvents), idKey(seqOf(k)), &e); err != nil {
-			return nil, errors.Wrap(err, "reading an indexed event")
-		}
-		if !e.CreatedAt.Before(cutoff) {
-			break
-		}
-		keys = append(keys, bytes.Clone(k))
-	}
-	return keys, nil
+// --- delivery attempts
+
+func attemptKey(subscriptionID, id int64) []byte {
+	return append(idKey(subscriptionID), idKey(id)...)
 }
 
-// skipRange moves c to the first key of the range after the one holding key.
-func skipRange(c *bbolt.Cursor, key []byte) ([]byte, []byte) {
-	last := append(bytes.Clone(key[:len(key)-8]), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
-	k, v := c.Seek(last)
-	if bytes.Equal(k, last) {
-		return c.Next()
+func (t *tx) AppendAttempt(a *store.Attempt) error {
+	id, err := nextID(t.bucket(bucketAttemptIDs))
+	if err != nil {
+		return err
 	}
-	return k, v
+	a.ID = id
+	if err := t.bucket(bucketAttemptIDs).Put(idKey(id), idKey(a.SubscriptionID)); err != nil {
+		return errors.Wrap(err, "indexing an attempt")
+	}
+	return put(t.bucket(bucketAttempts), attemptKey(a.SubscriptionID, id), a)
+}
+
+func (t *tx) Attempts(tenantID string, subscriptionID, before int64, limit int) ([]store.Attempt, error) {
+	if _, err := t.Subscription(tenantID, subscriptionID); err != nil {
+		return nil, err
+	}
+	if before <= 0 {
+		before = math.MaxInt64
+	}
+	prefix := idKey(subscriptionID)
+	c := t.bucket(bucketAttempts).Cursor()
+	k, v := c.Seek(attemptKey(subscriptionID, before))
+	if k == nil {
+		k, v = c.Last()
+	} else {
+		k, v = c.Prev()
+	}
+	var list []store.Attempt
+	for ; k != nil && bytes.HasPrefix(k, prefix) && len(list) < limit; k, v = c.Prev() {
+		var a store.Attempt
+		if err := json.Unmarshal(v, &a); err != nil {
+			return nil, errors.Wrap(err, "decoding an attempt")
+		}
+		list = append(list, a)
+	}
+	return list, nil
+}
+
+func (t *tx) PruneAttempts(cutoff time.Time, limit int) (int, error) {
+	var doomed [][2][]byte
+	c := t.bucket(bucketAttemptIDs).Cursor()
+	for k, sub := c.First(); k != nil && len(doomed) < limit; k, sub = c.Next() {
+		var a store.Attempt
+		key := append(bytes.Clone(sub), k...)
+		if err := get(t.bucket(bucketAttempts), key, &a); err != nil && !errors.Is(err, connect.ErrNotFound) {
+			return 0, errors.Wrap(err, "reading an attempt")
+		} else if err == nil && !a.At.Before(cutoff) {
+			break
+		}
+		doomed = append(doomed, [2][]byte{bytes.Clone(k), key})
+	}
+	for _, d := range doomed {
+		if err := t.bucket(bucketAttemptIDs).Delete(d[0]); err != nil {
+			return 0, errors.Wrap(err, "pruning an attempt")
+		}
+		if err := t.bucket(bucketAttempts).Delete(d[1]); err != nil {
+			return 0, errors.Wrap(err, "pruning an attempt")
+		}
+	}
+	return len(doomed), nil
+}
+
+// deleteAttempts deletes every attempt of a subscription (their entries in
+// the id index go when PruneAttempts reaches them).
+func (t *tx) deleteAttempts(subscriptionID int64) error {
+	prefix := idKey(subscriptionID)
+	c := t.bucket(bucketAttempts).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+		if err := c.Delete(); err != nil {
+			return errors.Wrap(err, "deleting a subscription's attempts")
+		}
+	}
+	return nil
 }
 
 func (t *tx) CreateSubscription(s *store.Subscription) error {
@@ -152,6 +304,9 @@ func (t *tx) PutSubscription(s *store.Subscription) error {
 
 func (t *tx) DeleteSubscription(tenantID string, id int64) error {
 	if _, err := t.Subscription(tenantID, id); err != nil {
+		return err
+	}
+	if err := t.deleteAttempts(id); err != nil {
 		return err
 	}
 	return errors.Wrap(t.bucket(bucketWebhooks).Delete(idKey(id)), "deleting a subscription")

@@ -329,7 +329,7 @@ func TestUnnumberedEventsAreNumberedLater(t *testing.T) {
 		t.Fatalf("an unnumbered event is visible: %v", got)
 	}
 	err = s.Update(t.Context(), func(tx store.Tx) error {
-		return tx.AppendEvent(&store.Event{ID: "evt_next", TenantID: "t1", Kind: connect.EventImportJobCompleted, Data: []byte(`{}`)})
+		return tx.AppendEvent(&store.Event{ID: "evt_next", TenantID: "t1", Kind: connect.EventImportJobCompleted, CreatedAt: time.Unix(0, 0), Data: []byte(`{}`)})
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package postgres
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"time"
 
@@ -103,29 +104,79 @@ func (t *tx) NextEvent(tenantID string, kinds []connect.EventKind, after int64) 
 	if len(kinds) == 0 {
 		return nil, connect.ErrNotFound
 	}
+	events, err := t.Events(tenantID, kinds, after, 0, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(events) == 0 {
+		return nil, connect.ErrNotFound
+	}
+	return &events[0], nil
+}
+
+func (t *tx) Events(tenantID string, kinds []connect.EventKind, after, before int64, limit int) ([]store.Event, error) {
+	if len(kinds) == 0 {
+		kinds = connect.EventKinds
+	}
 	names := make([]string, len(kinds))
 	for i, k := range kinds {
 		names[i] = string(k)
 	}
-	// One index seek per kind (a LATERAL subquery each), then the smallest.
-	var seq int64
-	var doc []byte
-	if err := t.flush(); err != nil {
+	if before <= 0 {
+		before = math.MaxInt64
+	}
+	// One index range per kind (a LATERAL subquery each), merged by number.
+	rows, err := t.query(`SELECT e.seq, e.doc FROM unnest($2::text[]) AS k(kind)
+		CROSS JOIN LATERAL (SELECT seq, doc FROM events
+			WHERE tenant_id = $1 AND kind = k.kind AND seq > $3 AND seq < $4 ORDER BY seq LIMIT $5) e
+		ORDER BY e.seq LIMIT $5`, tenantID, names, after, before, limit)
+	if err != nil {
 		return nil, err
 	}
-	err := t.ptx.QueryRow(t.ctx, `SELECT e.seq, e.doc FROM unnest($2::text[]) AS k(kind)
-		CROSS JOIN LATERAL (SELECT seq, doc FROM events
-			WHERE tenant_id = $1 AND kind = k.kind AND seq > $3 ORDER BY seq LIMIT 1) e
-		ORDER BY e.seq LIMIT 1`, tenantID, names, after).Scan(&seq, &doc)
+	return collectEvents(rows)
+}
+
+// collectEvents decodes rows of (seq, doc); the doc holds seq 0, the number
+// lives in its column.
+func collectEvents(rows pgx.Rows) ([]store.Event, error) {
+	events, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Event, error) {
+		var seq int64
+		var doc []byte
+		var e store.Event
+		if err := row.Scan(&seq, &doc); err != nil {
+			return e, err
+		}
+		err := json.Unmarshal(doc, &e)
+		e.Seq = seq
+		return e, errors.Wrap(err, "decoding an event")
+	})
+	return events, errors.Wrap(err, "reading events")
+}
+
+func (t *tx) EventByID(tenantID, id string) (*store.Event, error) {
+	rows, err := t.query(`SELECT seq, doc FROM events WHERE tenant_id = $1 AND doc->>'id' = $2 AND seq IS NOT NULL`, tenantID, id)
 	if err != nil {
-		return nil, notFoundOr(t, err)
+		return nil, err
 	}
-	var e store.Event
-	if err := json.Unmarshal(doc, &e); err != nil {
-		return nil, errors.Wrap(err, "decoding an event")
+	events, err := collectEvents(rows)
+	if err != nil {
+		return nil, err
 	}
-	e.Seq = seq
-	return &e, nil
+	if len(events) == 0 {
+		return nil, connect.ErrNotFound
+	}
+	return &events[0], nil
+}
+
+func (t *tx) EventSeqAt(at time.Time) (int64, error) {
+	var seq int64
+	if err := t.flush(); err != nil {
+		return 0, err
+	}
+	err := t.ptx.QueryRow(t.ctx, `SELECT COALESCE(
+		(SELECT seq FROM events WHERE created_ns >= $1 AND seq IS NOT NULL ORDER BY created_ns, seq LIMIT 1),
+		(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_seq) + 1)`, at.UnixNano()).Scan(&seq)
+	return seq, t.note(errors.Wrap(err, "finding an event by time"))
 }
 
 func (t *tx) PruneEvents(cutoff time.Time, limit int) (int, error) {
@@ -135,39 +186,51 @@ func (t *tx) PruneEvents(cutoff time.Time, limit int) (int, error) {
 	if err := t.s.numberLeftovers(t.ctx); err != nil {
 		return 0, err
 	}
-	subs, err := t.Subscriptions("")
-	if err != nil {
+	// Rows another replica is pruning are skipped, not waited for.
+	tag, err := t.exec(`DELETE FROM events WHERE pending_id IN (
+		SELECT pending_id FROM events WHERE created_ns < $1 AND seq IS NOT NULL
+		ORDER BY created_ns LIMIT $2 FOR UPDATE SKIP LOCKED)`, cutoff.UnixNano(), limit)
+	return int(tag.RowsAffected()), err
+}
+
+func (t *tx) CountEvents() (int, error) {
+	var n int
+	if err := t.flush(); err != nil {
 		return 0, err
 	}
-	// marks: for each (tenant, kind) some subscription wants, the lowest
-	// cursor among those subscriptions; events above it still wait.
-	marks := map[[2]string]int64{}
-	for _, s := range subs {
-		for _, kind := range s.Kinds {
-			k := [2]string{s.TenantID, string(kind)}
-			if mark, ok := marks[k]; !ok || s.Cursor < mark {
-				marks[k] = s.Cursor
-			}
-		}
+	err := t.ptx.QueryRow(t.ctx, `SELECT count(*) FROM events`).Scan(&n)
+	return n, t.note(errors.Wrap(err, "counting events"))
+}
+
+// --- delivery attempts
+
+func (t *tx) AppendAttempt(a *store.Attempt) error {
+	id, err := t.nextID("attempts_id_seq")
+	if err != nil {
+		return err
 	}
-	var tenants, kinds []string
-	var cursors []int64
-	for k, mark := range marks {
-		tenants, kinds, cursors = append(tenants, k[0]), append(kinds, k[1]), append(cursors, mark)
+	a.ID = id
+	doc, err := encode(a)
+	if err != nil {
+		return err
 	}
-	// An event goes when it is older than cutoff, no subscription waits for
-	// it, and no event of its tenant and kind before it is recent (a range is
-	// pruned from its start up to the first event that must stay). Rows
-	// another replica is pruning are skipped, not waited for.
-	tag, err := t.exec(`DELETE FROM events WHERE seq IN (
-		SELECT e.seq FROM events e
-		LEFT JOIN unnest($1::text[], $2::text[], $3::bigint[]) AS m(tenant_id, kind, mark)
-		  ON m.tenant_id = e.tenant_id AND m.kind = e.kind
-		WHERE e.seq IS NOT NULL AND e.created_ns < $4 AND (m.mark IS NULL OR e.seq <= m.mark)
-		  AND NOT EXISTS (SELECT 1 FROM events r
-			WHERE r.tenant_id = e.tenant_id AND r.kind = e.kind AND r.seq < e.seq AND r.created_ns >= $4)
-		ORDER BY e.seq LIMIT $5
-		FOR UPDATE OF e SKIP LOCKED)`, tenants, kinds, cursors, cutoff.UnixNano(), limit)
+	_, err = t.exec(`INSERT INTO attempts (id, subscription_id, at_ns, doc) VALUES ($1, $2, $3, $4)`, id, a.SubscriptionID, a.At.UnixNano(), doc)
+	return err
+}
+
+func (t *tx) Attempts(tenantID string, subscriptionID, before int64, limit int) ([]store.Attempt, error) {
+	if _, err := t.Subscription(tenantID, subscriptionID); err != nil {
+		return nil, err
+	}
+	if before <= 0 {
+		before = math.MaxInt64
+	}
+	return all[store.Attempt](t, `SELECT doc FROM attempts WHERE subscription_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3`, subscriptionID, before, limit)
+}
+
+func (t *tx) PruneAttempts(cutoff time.Time, limit int) (int, error) {
+	tag, err := t.exec(`DELETE FROM attempts WHERE id IN (
+		SELECT id FROM attempts WHERE at_ns < $1 ORDER BY at_ns LIMIT $2 FOR UPDATE SKIP LOCKED)`, cutoff.UnixNano(), limit)
 	return int(tag.RowsAffected()), err
 }
 

@@ -23,6 +23,8 @@ func testOutbox(t *testing.T, open Opener) {
 	t.Run("CommitOrder", func(t *testing.T) { testEventCommitOrder(t, open) })
 	t.Run("Subscriptions", func(t *testing.T) { testSubscriptionRecords(t, open) })
 	t.Run("Prune", func(t *testing.T) { testPruneEvents(t, open) })
+	t.Run("EventsFeed", func(t *testing.T) { testEventsFeed(t, open) })
+	t.Run("Attempts", func(t *testing.T) { testAttempts(t, open) })
 	t.Run("ReopenKeepsEvents", func(t *testing.T) { testOutboxReopen(t, open) })
 }
 
@@ -237,21 +239,19 @@ func testSubscriptionRecords(t *testing.T, open Opener) {
 // testPruneEvents: old events go once every subscription that wants them has
 // them; an event still waiting, even for a disabled subscription, stays, and
 // so does an event that is not old enough.
+// testPruneEvents checks that events go by age alone: a subscription that
+// has not received an old event (a disabled one, here) does not keep it.
 func testPruneEvents(t *testing.T, open Opener) {
 	s, _ := openFresh(t, open)
 	cutoff := t0.Add(time.Hour)
-	before := appendEvents(t, s, "t1", t0, kindJob, kindCreated) // seq 1, 2
-	delivered, waiting := newSubscription("t1", kindJob), newSubscription("t1", kindJob, kindCreated)
-	createSubscriptions(t, s, delivered, waiting)
-	after := appendEvents(t, s, "t1", t0, kindJob, kindCreated) // seq 3, 4
-	unwanted := appendEvents(t, s, "t2", t0, kindJob)           // seq 5: no subscription of t2
-	recent := appendEvents(t, s, "t1", cutoff, kindJob)         // seq 6: not old enough
-
-	delivered.Cursor = recent[0].Seq
-	waiting.Cursor, waiting.Enabled = after[0].Seq, false
-	update(t, s, func(tx store.Tx) error {
-		return errors.CombineErrors(tx.PutSubscription(delivered), tx.PutSubscription(waiting))
-	})
+	waiting := newSubscription("t1", kindJob, kindCreated)
+	createSubscriptions(t, s, waiting)
+	old := appendEvents(t, s, "t1", t0, kindJob, kindCreated)      // seq 1, 2
+	other := appendEvents(t, s, "t2", t0, kindJob)                 // seq 3
+	more := appendEvents(t, s, "t1", t0.Add(time.Minute), kindJob) // seq 4
+	recent := appendEvents(t, s, "t1", cutoff, kindJob)            // seq 5: not old enough
+	waiting.Enabled = false
+	update(t, s, func(tx store.Tx) error { return tx.PutSubscription(waiting) })
 
 	prune := func(cutoff time.Time, limit int) int {
 		t.Helper()
@@ -271,16 +271,145 @@ func testPruneEvents(t *testing.T, open Opener) {
 	if n := prune(cutoff, 100); n != 1 {
 		t.Errorf("second pruning deleted %d, want the 1 left over by the limit", n)
 	}
-	want := []int64{after[1].Seq, recent[0].Seq}
+	want := []int64{recent[0].Seq}
 	if got := nextSeqs(t, s, "t1", allKinds, 0); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("after pruning, t1 keeps %v, want %v (one waiting for a disabled subscription, one recent); pruned %d %d %d", got, want, before[0].Seq, before[1].Seq, after[0].Seq)
+		t.Errorf("after pruning, t1 keeps %v, want %v; pruned %d %d %d (waiting for a disabled subscription) %d", got, want, old[0].Seq, old[1].Seq, more[0].Seq, other[0].Seq)
 	}
-	if got := nextSeqs(t, s, "t2", allKinds, 0); len(got) != 0 {
-		t.Errorf("the old event nobody wants (%d) is kept: %v", unwanted[0].Seq, got)
+	view(t, s, func(tx store.Tx) error {
+		if _, err := tx.EventByID("t1", old[0].ID); !errors.Is(err, connect.ErrNotFound) {
+			t.Errorf("EventByID of a pruned event: %v, want ErrNotFound", err)
+		}
+		if n, err := tx.CountEvents(); n != 1 || err != nil {
+			t.Errorf("CountEvents = %d, %v; want 1", n, err)
+		}
+		return nil
+	})
+}
+
+// testEventsFeed checks the reads of the events feed: pages by tenant and
+// kinds in sequence order between two numbers, events by id, and numbers
+// by time.
+func testEventsFeed(t *testing.T, open Opener) {
+	s, _ := openFresh(t, open)
+	var all []*store.Event
+	for i := range 6 {
+		all = append(all, appendEvents(t, s, "t1", t0.Add(time.Duration(i)*time.Minute), kindJob, kindCreated)...)
+		appendEvents(t, s, "t2", t0.Add(time.Duration(i)*time.Minute), kindJob)
 	}
-	update(t, s, func(tx store.Tx) error { return tx.DeleteSubscription("t1", waiting.ID) })
-	if n := prune(cutoff, 100); n != 1 {
-		t.Errorf("after removing the disabled subscription, pruning deleted %d, want 1", n)
+	seqs := func(events []store.Event) []int64 {
+		var out []int64
+		for _, e := range events {
+			out = append(out, e.Seq)
+		}
+		return out
+	}
+	var want []int64
+	for _, e := range all {
+		want = append(want, e.Seq)
+	}
+	view(t, s, func(tx store.Tx) error {
+		cases := []struct {
+			name          string
+			kinds         []connect.EventKind
+			after, before int64
+			limit         int
+			want          []int64
+		}{
+			{"every kind", nil, 0, 0, 100, want},
+			{"one kind", []connect.EventKind{kindCreated}, 0, 0, 100, []int64{want[1], want[3], want[5], want[7], want[9], want[11]}},
+			{"a page", nil, 0, 0, 3, want[:3]},
+			{"after", nil, want[2], 0, 3, want[3:6]},
+			{"before", nil, want[2], want[5], 100, want[3:5]},
+			{"past the end", nil, want[11], 0, 100, nil},
+		}
+		for _, c := range cases {
+			got, err := tx.Events("t1", c.kinds, c.after, c.before, c.limit)
+			if err != nil || fmt.Sprint(seqs(got)) != fmt.Sprint(c.want) {
+				t.Errorf("Events %s = %v, %v; want %v", c.name, seqs(got), err, c.want)
+			}
+		}
+		e, err := tx.EventByID("t1", all[4].ID)
+		if err != nil || e.Seq != all[4].Seq || string(e.Data) != string(all[4].Data) {
+			t.Errorf("EventByID = %+v, %v; want %+v", e, err, all[4])
+		}
+		if _, err := tx.EventByID("t2", all[4].ID); !errors.Is(err, connect.ErrNotFound) {
+			t.Errorf("EventByID of another tenant's event: %v, want ErrNotFound", err)
+		}
+		for _, c := range []struct {
+			at   time.Time
+			want int64
+		}{
+			{t0.Add(-time.Hour), all[0].Seq},
+			{t0.Add(2 * time.Minute), all[4].Seq},
+			{t0.Add(90 * time.Second), all[4].Seq},
+			{t0.Add(time.Hour), all[11].Seq + 2}, // one above the last (t2's)
+		} {
+			if got, err := tx.EventSeqAt(c.at); got != c.want || err != nil {
+				t.Errorf("EventSeqAt(%s) = %d, %v; want %d", c.at.Sub(t0), got, err, c.want)
+			}
+		}
+		return nil
+	})
+}
+
+// testAttempts checks delivery attempts: listed newest first per
+// subscription, pruned by age, deleted with their subscription.
+func testAttempts(t *testing.T, open Opener) {
+	s, _ := openFresh(t, open)
+	a, b := newSubscription("t1", kindJob), newSubscription("t1", kindJob)
+	createSubscriptions(t, s, a, b)
+	var ids []int64
+	for i := range 5 {
+		update(t, s, func(tx store.Tx) error {
+			for _, sub := range []*store.Subscription{a, b} {
+				at := &store.Attempt{TenantID: "t1", SubscriptionID: sub.ID}
+				at.EventID, at.At, at.Outcome, at.Attempt = fmt.Sprintf("evt_%d", i), t0.Add(time.Duration(i)*time.Hour), "delivered", 1
+				if err := tx.AppendAttempt(at); err != nil {
+					return err
+				}
+				if sub == a {
+					ids = append(ids, at.ID)
+				}
+			}
+			return nil
+		})
+	}
+	list := func(sub int64, before int64, limit int) []int64 {
+		t.Helper()
+		var got []int64
+		view(t, s, func(tx store.Tx) error {
+			attempts, err := tx.Attempts("t1", sub, before, limit)
+			for _, at := range attempts {
+				got = append(got, at.ID)
+			}
+			return err
+		})
+		return got
+	}
+	if got, want := list(a.ID, 0, 3), []int64{ids[4], ids[3], ids[2]}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("newest attempts = %v, want %v", got, want)
+	}
+	if got, want := list(a.ID, ids[2], 10), []int64{ids[1], ids[0]}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("attempts before %d = %v, want %v", ids[2], got, want)
+	}
+	view(t, s, func(tx store.Tx) error {
+		if _, err := tx.Attempts("t2", a.ID, 0, 10); !errors.Is(err, connect.ErrNotFound) {
+			t.Errorf("another tenant's attempts: %v, want ErrNotFound", err)
+		}
+		return nil
+	})
+	var pruned int
+	update(t, s, func(tx store.Tx) (err error) { pruned, err = tx.PruneAttempts(t0.Add(2*time.Hour), 100); return err })
+	if pruned != 4 {
+		t.Errorf("PruneAttempts deleted %d, want the 2 older of each subscription", pruned)
+	}
+	update(t, s, func(tx store.Tx) error { return tx.DeleteSubscription("t1", b.ID) })
+	if got := list(a.ID, 0, 10); len(got) != 3 {
+		t.Errorf("after pruning and deleting the other subscription, a keeps %v, want 3", got)
+	}
+	update(t, s, func(tx store.Tx) (err error) { pruned, err = tx.PruneAttempts(t0.Add(10*time.Hour), 100); return err })
+	if got := list(a.ID, 0, 10); len(got) != 0 {
+		t.Errorf("after pruning everything, a keeps %v", got)
 	}
 }
 
