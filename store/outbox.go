@@ -23,16 +23,11 @@ type OutboxTx interface {
 	// number may be set only when the transaction commits; e.Seq is then zero
 	// until Update returns.)
 	AppendEvent(e *Event) error
-	// NextEvent returns the tenant's first event of one of kinds whose
-	// sequence number is above after, or connect.ErrNotFound. It seeks an
-	// index by (tenant, kind, sequence): its cost does not grow with the
-	// number of events up to after, nor with other tenants' or kinds' events.
-	NextEvent(tenantID string, kinds []connect.EventKind, after int64) (*Event, error)
 	// Events returns up to limit of the tenant's events of kinds (every
 	// kind when kinds is empty) numbered above after and below before
-	// (before 0: no bound), in sequence order. Like NextEvent it seeks the
-	// (tenant, kind, sequence) index: a page costs the same however many
-	// events come before it.
+	// (before 0: no bound), in sequence order. It seeks an index by (tenant,
+	// kind, sequence): its cost does not grow with the number of events up
+	// to after, nor with other tenants' or kinds' events.
 	Events(tenantID string, kinds []connect.EventKind, after, before int64, limit int) ([]Event, error)
 	// EventByID returns the tenant's event with that id, or
 	// connect.ErrNotFound.
@@ -133,6 +128,23 @@ func (e *Event) Payload() (jsontext.Value, error) {
 		ID: e.ID, Type: e.Kind, Timestamp: e.CreatedAt, SchemaVersion: connect.EventSchemaVersion, Data: e.Data,
 	}, json.Deterministic(true))
 	return body, errors.Wrapf(err, "encoding event %s", e.ID)
+}
+
+// NextEvent returns the tenant's first event of one of kinds numbered above
+// after, or connect.ErrNotFound (also for no kinds): the next event of a
+// subscription's stream.
+func NextEvent(tx OutboxTx, tenantID string, kinds []connect.EventKind, after int64) (*Event, error) {
+	if len(kinds) == 0 {
+		return nil, connect.ErrNotFound
+	}
+	events, err := tx.Events(tenantID, kinds, after, 0, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(events) == 0 {
+		return nil, connect.ErrNotFound
+	}
+	return &events[0], nil
 }
 
 // EventIDPrefix starts every event id, so an id says what it names.

@@ -142,7 +142,7 @@ func (d *Dispatcher) next(ctx context.Context, tenantID string, id, token int64,
 func nextPending(tx store.Tx, rec *store.Subscription) (pending, error) {
 	for len(rec.Replays) > 0 {
 		r := rec.Replays[0]
-		e, err := tx.NextEvent(rec.TenantID, rec.Kinds, r.After)
+		e, err := store.NextEvent(tx, rec.TenantID, rec.Kinds, r.After)
 		if err != nil && !errors.Is(err, connect.ErrNotFound) {
 			return pending{}, err
 		}
@@ -151,7 +151,7 @@ func nextPending(tx store.Tx, rec *store.Subscription) (pending, error) {
 		}
 		rec.Replays = rec.Replays[1:]
 	}
-	e, err := tx.NextEvent(rec.TenantID, rec.Kinds, rec.Cursor)
+	e, err := store.NextEvent(tx, rec.TenantID, rec.Kinds, rec.Cursor)
 	if errors.Is(err, connect.ErrNotFound) {
 		return pending{}, nil
 	}

@@ -38,20 +38,6 @@ func (t *tx) AppendEvent(e *store.Event) error {
 	return put(t.bucket(bucketEvents), idKey(seq), e)
 }
 
-func (t *tx) NextEvent(tenantID string, kinds []connect.EventKind, after int64) (*store.Event, error) {
-	if len(kinds) == 0 {
-		return nil, connect.ErrNotFound
-	}
-	events, err := t.Events(tenantID, kinds, after, 0, 1)
-	if err != nil {
-		return nil, err
-	}
-	if len(events) == 0 {
-		return nil, connect.ErrNotFound
-	}
-	return &events[0], nil
-}
-
 func (t *tx) Events(tenantID string, kinds []connect.EventKind, after, before int64, limit int) ([]store.Event, error) {
 	if len(kinds) == 0 {
 		kinds = connect.EventKinds

@@ -416,7 +416,7 @@ func TestEventNumbersAcrossReplicas(t *testing.T) {
 	var found []int64
 	err := stores[0].View(t.Context(), func(tx store.Tx) error {
 		for after := int64(0); ; {
-			e, err := tx.NextEvent("t1", []connect.EventKind{connect.EventImportJobCompleted}, after)
+			e, err := store.NextEvent(tx, "t1", []connect.EventKind{connect.EventImportJobCompleted}, after)
 			if errors.Is(err, connect.ErrNotFound) {
 				return nil
 			}

@@ -100,20 +100,6 @@ const numberingSQL = `UPDATE events e SET seq = n.seq
 	      FROM (SELECT pending_id FROM events WHERE seq IS NULL ORDER BY pending_id) p) n
 	WHERE e.pending_id = n.pending_id`
 
-func (t *tx) NextEvent(tenantID string, kinds []connect.EventKind, after int64) (*store.Event, error) {
-	if len(kinds) == 0 {
-		return nil, connect.ErrNotFound
-	}
-	events, err := t.Events(tenantID, kinds, after, 0, 1)
-	if err != nil {
-		return nil, err
-	}
-	if len(events) == 0 {
-		return nil, connect.ErrNotFound
-	}
-	return &events[0], nil
-}
-
 func (t *tx) Events(tenantID string, kinds []connect.EventKind, after, before int64, limit int) ([]store.Event, error) {
 	if len(kinds) == 0 {
 		kinds = connect.EventKinds

@@ -21,7 +21,7 @@ func Events(tb testing.TB, s store.Store, tenantID string, kinds ...connect.Even
 	err := s.View(context.Background(), func(tx store.Tx) error {
 		list = nil
 		for after := int64(0); ; {
-			e, err := tx.NextEvent(tenantID, kinds, after)
+			e, err := store.NextEvent(tx, tenantID, kinds, after)
 			if errors.Is(err, connect.ErrNotFound) {
 				return nil
 			}

@@ -61,7 +61,7 @@ func nextSeqs(t *testing.T, s store.Store, tenant string, kinds []connect.EventK
 	var seqs []int64
 	view(t, s, func(tx store.Tx) error {
 		for {
-			e, err := tx.NextEvent(tenant, kinds, after)
+			e, err := store.NextEvent(tx, tenant, kinds, after)
 			if errors.Is(err, connect.ErrNotFound) {
 				return nil
 			}
@@ -110,7 +110,7 @@ func testEventsAppendAndNext(t *testing.T, open Opener) {
 		}
 	}
 	view(t, s, func(tx store.Tx) error {
-		got, err := tx.NextEvent("t1", allKinds, first[0].Seq)
+		got, err := store.NextEvent(tx, "t1", allKinds, first[0].Seq)
 		want := first[1]
 		if err != nil || got.ID != want.ID || got.Kind != want.Kind || !got.CreatedAt.Equal(t0) || string(got.Data) != `{"n":1}` {
 			t.Errorf("NextEvent = %+v, %v; want %+v", got, err, want)
@@ -137,7 +137,7 @@ func testEventRollback(t *testing.T, open Opener) {
 	}
 	update(t, s, func(tx store.Tx) error { return store.AppendEvent(tx, "t1", kindJob, t0, map[string]int{"id": 2}) })
 	view(t, s, func(tx store.Tx) error {
-		e, err := tx.NextEvent("t1", allKinds, 0)
+		e, err := store.NextEvent(tx, "t1", allKinds, 0)
 		if err != nil || string(e.Data) != `{"id":2}` || len(e.ID) != len(store.EventIDPrefix)+26 || e.ID[:4] != store.EventIDPrefix {
 			t.Errorf("event of the committed transaction = %+v, %v", e, err)
 		}
@@ -455,7 +455,7 @@ func testEventCommitOrder(t *testing.T, open Opener) {
 	readNew := func() {
 		view(t, s, func(tx store.Tx) error {
 			for {
-				e, err := tx.NextEvent("t1", allKinds, cursor)
+				e, err := store.NextEvent(tx, "t1", allKinds, cursor)
 				if errors.Is(err, connect.ErrNotFound) {
 					return nil
 				}
