@@ -1547,11 +1547,20 @@ type JobQuery struct {
 	Take         *int
 }
 
-// Page limits of JobQuery.
+// Page limits of every list.
 const (
 	DefaultTake = 50
 	MaxTake     = 200
 )
+
+// PageLimit turns a list's page size into the one used: DefaultTake when
+// unset (below 1), at most MaxTake.
+func PageLimit(limit int) int {
+	if limit < 1 {
+		return DefaultTake
+	}
+	return min(limit, MaxTake)
+}
 
 // Page returns the skip and take a query asks for, defaulted and clamped.
 func (q JobQuery) Page() (skip, take int) {

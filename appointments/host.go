@@ -52,7 +52,7 @@ func (s *Service) ListAppointmentRequests(ctx context.Context, tenantID string, 
 		return connect.AppointmentRequestPage{}, connect.Errorf(connect.CodeInvalidRequest,
 			"unknown status %s; the statuses are %s", connect.Quote(string(status)), statusNames())
 	}
-	limit = pageLimit(limit)
+	limit = connect.PageLimit(limit)
 	page := connect.AppointmentRequestPage{Requests: []connect.AppointmentRequest{}}
 	err := s.cfg.Store.View(ctx, func(tx store.Tx) error {
 		// One more than asked tells whether a next page exists.
@@ -67,15 +67,6 @@ func (s *Service) ListAppointmentRequests(ctx context.Context, tenantID string, 
 		return err
 	})
 	return page, err
-}
-
-// pageLimit turns an unset (< 1) page size into DefaultTake and caps it at
-// MaxTake, the bounds of import job lists.
-func pageLimit(limit int) int {
-	if limit < 1 {
-		return connect.DefaultTake
-	}
-	return min(limit, connect.MaxTake)
 }
 
 func statusNames() string {

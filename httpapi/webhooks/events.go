@@ -37,7 +37,7 @@ func (f *Events) ListEvents(ctx context.Context, caller connect.Caller, q connec
 	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
 		return connect.EventPage{}, connect.Errorf(connect.CodeInvalidRequest, "since must be before until")
 	}
-	limit := take(q.Limit)
+	limit := connect.PageLimit(q.Limit)
 	page := connect.EventPage{Events: []jsontext.Value{}}
 	err = f.Store.View(ctx, func(tx store.Tx) error {
 		after, before, err := seqRange(tx, caller.TenantID, q)

@@ -48,7 +48,7 @@ func (s *Subscriptions) ListDeliveryAttempts(ctx context.Context, caller connect
 	if err := caller.RequireScope(connect.Required.ManageWebhooks); err != nil {
 		return connect.DeliveryAttemptPage{}, err
 	}
-	limit = take(limit)
+	limit = connect.PageLimit(limit)
 	page := connect.DeliveryAttemptPage{Attempts: []connect.DeliveryAttempt{}}
 	err := s.Store.View(ctx, func(tx store.Tx) error {
 		if _, err := load(tx, caller.TenantID, id); err != nil {
@@ -64,14 +64,6 @@ func (s *Subscriptions) ListDeliveryAttempts(ctx context.Context, caller connect
 		page.Next = strconv.FormatInt(page.Attempts[n-1].ID, 10)
 	}
 	return page, err
-}
-
-// take is a page size: DefaultTake below 1, at most MaxTake.
-func take(limit int) int {
-	if limit < 1 {
-		return connect.DefaultTake
-	}
-	return min(limit, connect.MaxTake)
 }
 
 // ReplayWebhookSubscription queues a replay of a subscription's events since
