@@ -153,6 +153,10 @@ const EventIDPrefix = "evt_"
 // eventIDs makes the ids of all events of this process, in creation order.
 var eventIDs IDs
 
+// NewEventID returns a new event id made at at: for an outbox event, and for
+// an event sent without the outbox (a subscription's test ping).
+func NewEventID(at time.Time) (string, error) { return eventIDs.Next(EventIDPrefix, at) }
+
 // AppendEvent appends an event of kind with data as its payload for tenantID
 // in tx, which must be the transaction of the change the event describes. It
 // is the one line every producer adds:
@@ -166,7 +170,7 @@ func AppendEvent(tx OutboxTx, tenantID string, kind connect.EventKind, at time.T
 	if err != nil {
 		return errors.Wrapf(err, "encoding the data of a %s event", kind)
 	}
-	id, err := eventIDs.Next(EventIDPrefix, at)
+	id, err := NewEventID(at)
 	if err != nil {
 		return err
 	}

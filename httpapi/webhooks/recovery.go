@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/cockroachdb/errors"
 
@@ -19,27 +20,27 @@ const maxReplays = 20
 // EnableWebhookSubscription turns deliveries to a subscription of the
 // caller's tenant on again. See connect.WebhookSubscriptionService.
 func (s *Subscriptions) EnableWebhookSubscription(ctx context.Context, caller connect.Caller, id int64) (connect.WebhookSubscriptionInfo, error) {
-	return s.integratorChange(ctx, caller, id, s.Enable)
+	return s.integratorChange(ctx, caller, id, enable)
 }
 
 // DisableWebhookSubscription stops deliveries to a subscription of the
 // caller's tenant. See connect.WebhookSubscriptionService.
 func (s *Subscriptions) DisableWebhookSubscription(ctx context.Context, caller connect.Caller, id int64) (connect.WebhookSubscriptionInfo, error) {
-	return s.integratorChange(ctx, caller, id, s.Disable)
+	return s.integratorChange(ctx, caller, id, disable)
 }
 
-// integratorChange runs an operator's change of a subscription for an
+// integratorChange makes the operator's change fn of a subscription for an
 // integrator, who needs webhooks.manage, and returns the result as the
 // integrator sees it.
-func (s *Subscriptions) integratorChange(ctx context.Context, caller connect.Caller, id int64,
-	change func(context.Context, string, int64) (connect.WebhookSubscription, error)) (connect.WebhookSubscriptionInfo, error) {
+func (s *Subscriptions) integratorChange(ctx context.Context, caller connect.Caller, id int64, fn func(*store.Subscription, time.Time)) (connect.WebhookSubscriptionInfo, error) {
 	if err := caller.RequireScope(connect.Required.ManageWebhooks); err != nil {
 		return connect.WebhookSubscriptionInfo{}, err
 	}
-	if _, err := change(ctx, caller.TenantID, id); err != nil {
+	rec, err := s.change(ctx, caller.TenantID, id, fn)
+	if err != nil {
 		return connect.WebhookSubscriptionInfo{}, err
 	}
-	return s.GetWebhookSubscription(ctx, caller, id)
+	return info(&rec, s.now()), nil
 }
 
 // ListDeliveryAttempts returns a page of a subscription's attempts, newest
@@ -76,7 +77,7 @@ func (s *Subscriptions) ListDeliveryAttempts(ctx context.Context, caller connect
 // before the live stream goes on; an attempt in flight when one is requested
 // finishes first.
 func (s *Subscriptions) ReplayWebhookSubscription(ctx context.Context, caller connect.Caller, id int64, req connect.ReplayRequest, opts connect.WriteOptions) (connect.ReplayOutcome, error) {
-	return s.queueReplay(ctx, caller, id, req, opts, "replay", func(tx store.Tx, rec *store.Subscription) (store.Replay, error) {
+	return s.queueReplay(ctx, caller, id, req, opts, "replay", checkReplay(req), func(tx store.Tx, rec *store.Subscription) (store.Replay, error) {
 		after, err := replayStart(tx, rec.TenantID, req)
 		return store.Replay{After: after, Through: rec.Cursor, Trigger: TriggerReplay}, err
 	})
@@ -98,7 +99,11 @@ func replayStart(tx store.Tx, tenantID string, req connect.ReplayRequest) (int64
 // ResendWebhookEvent queues one event to be delivered again to a
 // subscription. See connect.WebhookSubscriptionService.
 func (s *Subscriptions) ResendWebhookEvent(ctx context.Context, caller connect.Caller, id int64, req connect.ResendRequest, opts connect.WriteOptions) (connect.ReplayOutcome, error) {
-	return s.queueReplay(ctx, caller, id, req, opts, "resend", func(tx store.Tx, rec *store.Subscription) (store.Replay, error) {
+	var check error
+	if req.EventID == "" {
+		check = connect.Errorf(connect.CodeInvalidRequest, "eventId is required")
+	}
+	return s.queueReplay(ctx, caller, id, req, opts, "resend", check, func(tx store.Tx, rec *store.Subscription) (store.Replay, error) {
 		e, err := event(tx, rec.TenantID, req.EventID, "eventId")
 		if err != nil {
 			return store.Replay{}, err
@@ -111,11 +116,12 @@ func (s *Subscriptions) ResendWebhookEvent(ctx context.Context, caller connect.C
 	})
 }
 
-// queueReplay is the idempotent write of a replay or a resend: it checks the
-// request, then adds the range that plan returns to the subscription's
-// replays, read afresh in the transaction.
+// queueReplay is the idempotent write of a replay or a resend: it refuses the
+// request with invalid (the request's own fault, nil for none), or adds the
+// range that plan returns to the subscription's replays, read afresh in the
+// transaction.
 func (s *Subscriptions) queueReplay(ctx context.Context, caller connect.Caller, id int64, req any, opts connect.WriteOptions, action string,
-	plan func(store.Tx, *store.Subscription) (store.Replay, error)) (connect.ReplayOutcome, error) {
+	invalid error, plan func(store.Tx, *store.Subscription) (store.Replay, error)) (connect.ReplayOutcome, error) {
 	if err := caller.RequireScope(connect.Required.ManageWebhooks); err != nil {
 		return connect.ReplayOutcome{}, err
 	}
@@ -132,8 +138,8 @@ func (s *Subscriptions) queueReplay(ctx context.Context, caller connect.Caller, 
 	if claim.Stored() {
 		return replayOutcome(claim.Replay())
 	}
-	if err := checkReplay(req); err != nil {
-		return replayOutcome(claim.Fail(ctx, err))
+	if invalid != nil {
+		return replayOutcome(claim.Fail(ctx, invalid))
 	}
 	return replayOutcome(claim.Commit(ctx, func(tx store.Tx) (connect.WebhookSubscriptionInfo, bool, error) {
 		rec, err := load(tx, caller.TenantID, id)
@@ -155,20 +161,13 @@ func (s *Subscriptions) queueReplay(ctx context.Context, caller connect.Caller, 
 	}))
 }
 
-// checkReplay checks the fields of a replay or resend request.
-func checkReplay(req any) error {
-	switch r := req.(type) {
-	case connect.ReplayRequest:
-		if (r.Since == nil) == (r.AfterEventID == nil) {
-			return connect.Errorf(connect.CodeInvalidRequest, "the replay request must have exactly one of since and afterEventId")
-		}
-		if r.AfterEventID != nil && *r.AfterEventID == "" {
-			return connect.Errorf(connect.CodeInvalidRequest, "afterEventId must not be empty")
-		}
-	case connect.ResendRequest:
-		if r.EventID == "" {
-			return connect.Errorf(connect.CodeInvalidRequest, "eventId is required")
-		}
+// checkReplay checks a replay request: exactly one start.
+func checkReplay(r connect.ReplayRequest) error {
+	if (r.Since == nil) == (r.AfterEventID == nil) {
+		return connect.Errorf(connect.CodeInvalidRequest, "the replay request must have exactly one of since and afterEventId")
+	}
+	if r.AfterEventID != nil && *r.AfterEventID == "" {
+		return connect.Errorf(connect.CodeInvalidRequest, "afterEventId must not be empty")
 	}
 	return nil
 }

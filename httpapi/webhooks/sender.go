@@ -126,13 +126,10 @@ func (s *sender) answer(resp *http.Response, err error) (string, int, error) {
 // ping is the test event of a subscription: sent, never stored in the
 // outbox.
 func ping(sub *store.Subscription, at time.Time) (*store.Event, error) {
-	id, err := pingIDs.Next(store.EventIDPrefix, at)
+	id, err := store.NewEventID(at)
 	if err != nil {
 		return nil, err
 	}
 	data, err := json.Marshal(connect.PingEvent{SubscriptionID: sub.ID})
 	return &store.Event{ID: id, TenantID: sub.TenantID, Kind: connect.EventPing, CreatedAt: at.UTC(), Data: data}, errors.Wrap(err, "encoding a ping")
 }
-
-// pingIDs makes the ids of this process's pings.
-var pingIDs store.IDs

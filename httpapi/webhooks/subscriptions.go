@@ -123,8 +123,7 @@ func (s *Subscriptions) RotateSecret(ctx context.Context, tenantID string, id in
 	if err != nil {
 		return "", err
 	}
-	now := s.now()
-	_, err = s.change(ctx, tenantID, id, func(rec *store.Subscription) { s.rotate(rec, secret, now) })
+	_, err = s.change(ctx, tenantID, id, func(rec *store.Subscription, now time.Time) { s.rotate(rec, secret, now) })
 	return secret, err
 }
 
@@ -140,38 +139,47 @@ func (s *Subscriptions) rotate(rec *store.Subscription, secret string, now time.
 // the first event it has not received (and its pending replays). Errors:
 // NotFound.
 func (s *Subscriptions) Enable(ctx context.Context, tenantID string, id int64) (connect.WebhookSubscription, error) {
-	return s.change(ctx, tenantID, id, func(rec *store.Subscription) {
-		rec.Enabled, rec.DisabledAt, rec.DisabledBy = true, nil, ""
-		rec.Attempts, rec.NextAttemptAt, rec.FailingSince, rec.LastError = 0, nil, nil, ""
-	})
+	rec, err := s.change(ctx, tenantID, id, enable)
+	return rec.WebhookSubscription, err
+}
+
+func enable(rec *store.Subscription, _ time.Time) {
+	rec.Enabled, rec.DisabledAt, rec.DisabledBy = true, nil, ""
+	rec.Attempts, rec.NextAttemptAt, rec.FailingSince, rec.LastError = 0, nil, nil, ""
 }
 
 // Disable stops deliveries to a subscription; its events are kept for the
 // retention period and delivered once it is enabled again. Errors: NotFound.
 func (s *Subscriptions) Disable(ctx context.Context, tenantID string, id int64) (connect.WebhookSubscription, error) {
-	now := s.now()
-	return s.change(ctx, tenantID, id, func(rec *store.Subscription) {
-		if rec.Enabled {
-			rec.Enabled, rec.DisabledAt, rec.DisabledBy = false, &now, connect.DisabledByRequest
-		}
-	})
+	rec, err := s.change(ctx, tenantID, id, disable)
+	return rec.WebhookSubscription, err
 }
 
-// change applies fn to a subscription in one transaction, so it never undoes
-// what the dispatcher records meanwhile, and returns the subscription as
-// changed.
-func (s *Subscriptions) change(ctx context.Context, tenantID string, id int64, fn func(*store.Subscription)) (connect.WebhookSubscription, error) {
-	var changed connect.WebhookSubscription
+func disable(rec *store.Subscription, now time.Time) {
+	if rec.Enabled {
+		rec.Enabled, rec.DisabledAt, rec.DisabledBy = false, &now, connect.DisabledByRequest
+	}
+}
+
+// change applies fn to a subscription at the time now, in one transaction,
+// so it never undoes what the dispatcher records meanwhile, and returns the
+// subscription as changed (zero on an error).
+func (s *Subscriptions) change(ctx context.Context, tenantID string, id int64, fn func(rec *store.Subscription, now time.Time)) (store.Subscription, error) {
+	var changed store.Subscription
+	now := s.now()
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
 		rec, err := load(tx, tenantID, id)
 		if err != nil {
 			return err
 		}
-		fn(rec)
-		changed = rec.WebhookSubscription
+		fn(rec, now)
+		changed = *rec
 		return tx.PutSubscription(rec)
 	})
-	return changed, err
+	if err != nil {
+		return store.Subscription{}, err
+	}
+	return changed, nil
 }
 
 func load(tx store.Tx, tenantID string, id int64) (*store.Subscription, error) {
