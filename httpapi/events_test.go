@@ -98,38 +98,22 @@ func TestEventsFeedErrors(t *testing.T) {
 	globex := s.importEvents("globex", 1)
 	key := s.key("acme", "feed", connect.ScopeEventsRead)
 	noScope := s.key("acme", "hooks", connect.ScopeWebhooksManage)
-	tests := []struct {
-		name       string
-		path       string
-		key        string
-		wantStatus int
-		wantCode   connect.ErrorCode
-		wantInMsg  string
-	}{
-		{"no key", eventsBase, "", 401, connect.CodeUnauthorized, ""},
-		{"without events.read", eventsBase, noScope, 403, connect.CodeInsufficientScope, "events.read"},
-		{"limit 0", eventsBase + "?limit=0", key, 400, connect.CodeInvalidRequest, "limit must be given once, as a whole number between 1 and 200"},
-		{"limit 201", eventsBase + "?limit=201", key, 400, connect.CodeInvalidRequest, "limit"},
-		{"limit not a number", eventsBase + "?limit=ten", key, 400, connect.CodeInvalidRequest, "limit"},
-		{"unknown type", eventsBase + "?type=job.done", key, 400, connect.CodeInvalidRequest, `type[0] is "job.done"`},
-		{"since not a date-time", eventsBase + "?since=yesterday", key, 400, connect.CodeInvalidRequest, "since must be given once, as an RFC 3339 date-time"},
-		{"since after until", eventsBase + "?since=2026-11-25T00:00:00Z&until=2026-11-24T00:00:00Z", key, 400, connect.CodeInvalidRequest, "since must be before until"},
-		{"after an unknown event", eventsBase + "?after=evt_nope", key, 404, connect.CodeNotFound, `after "evt_nope" names no event`},
-		{"after another tenant's event", eventsBase + "?after=" + globex[0], key, 404, connect.CodeNotFound, "names no event"},
-		{"an unknown event", eventsBase + "/evt_nope", key, 404, connect.CodeNotFound, "has no event"},
-		{"another tenant's event", eventsBase + "/" + globex[0], key, 404, connect.CodeNotFound, "has no event"},
-		{"an event without events.read", eventsBase + "/" + ids[0], noScope, 403, connect.CodeInsufficientScope, "events.read"},
+	tests := []refusal{
+		{"no key", request{method: "GET", path: eventsBase}, 401, connect.CodeUnauthorized, ""},
+		{"without events.read", request{method: "GET", path: eventsBase, key: noScope}, 403, connect.CodeInsufficientScope, "events.read"},
+		{"limit 0", request{method: "GET", path: eventsBase + "?limit=0", key: key, invalid: true}, 400, connect.CodeInvalidRequest, "limit must be given once, as a whole number between 1 and 200"},
+		{"limit 201", request{method: "GET", path: eventsBase + "?limit=201", key: key, invalid: true}, 400, connect.CodeInvalidRequest, "limit"},
+		{"limit not a number", request{method: "GET", path: eventsBase + "?limit=ten", key: key, invalid: true}, 400, connect.CodeInvalidRequest, "limit"},
+		{"unknown type", request{method: "GET", path: eventsBase + "?type=job.done", key: key, invalid: true}, 400, connect.CodeInvalidRequest, `type[0] is "job.done"`},
+		{"since not a date-time", request{method: "GET", path: eventsBase + "?since=yesterday", key: key, invalid: true}, 400, connect.CodeInvalidRequest, "since must be given once, as an RFC 3339 date-time"},
+		{"since after until", request{method: "GET", path: eventsBase + "?since=2026-11-25T00:00:00Z&until=2026-11-24T00:00:00Z", key: key, invalid: true}, 400, connect.CodeInvalidRequest, "since must be before until"},
+		{"after an unknown event", request{method: "GET", path: eventsBase + "?after=evt_nope", key: key}, 404, connect.CodeNotFound, `after "evt_nope" names no event`},
+		{"after another tenant's event", request{method: "GET", path: eventsBase + "?after=" + globex[0], key: key}, 404, connect.CodeNotFound, "names no event"},
+		{"an unknown event", request{method: "GET", path: eventsBase + "/evt_nope", key: key}, 404, connect.CodeNotFound, "has no event"},
+		{"another tenant's event", request{method: "GET", path: eventsBase + "/" + globex[0], key: key}, 404, connect.CodeNotFound, "has no event"},
+		{"an event without events.read", request{method: "GET", path: eventsBase + "/" + ids[0], key: noScope}, 403, connect.CodeInsufficientScope, "events.read"},
 	}
-	for _, tc := range tests {
-		resp := s.do(request{method: "GET", path: tc.path, key: tc.key, invalid: tc.wantStatus == 400})
-		if resp.status != tc.wantStatus {
-			t.Errorf("%s: status %d, want %d: %s", tc.name, resp.status, tc.wantStatus, resp.body)
-			continue
-		}
-		if e := resp.apiError(t); e.Code != tc.wantCode || !strings.Contains(e.Message, tc.wantInMsg) {
-			t.Errorf("%s: %s %q, want %s with %q", tc.name, e.Code, e.Message, tc.wantCode, tc.wantInMsg)
-		}
-	}
+	s.checkRefusals(t, tests)
 }
 
 // TestSubscriptionRecoveryOverHTTP: health, disable and enable, attempts,
@@ -199,13 +183,7 @@ func TestSubscriptionRecoveryOverHTTP(t *testing.T) {
 			t.Fatalf("resend %d: %d %s", i, r.status, r.body)
 		}
 	}
-	tests := []struct {
-		name       string
-		req        request
-		wantStatus int
-		wantCode   connect.ErrorCode
-		wantInMsg  string
-	}{
+	tests := []refusal{
 		{"no key", request{method: "POST", path: path + "/enable"}, 401, connect.CodeUnauthorized, ""},
 		{"without webhooks.manage", request{method: "POST", path: path + "/test", key: reader}, 403, connect.CodeInsufficientScope, "webhooks.manage"},
 		{"another tenant's enable", request{method: "POST", path: path + "/enable", key: globex}, 404, connect.CodeNotFound, ""},
@@ -225,14 +203,5 @@ func TestSubscriptionRecoveryOverHTTP(t *testing.T) {
 		{"too many replays pending", request{method: "POST", path: path + "/resend", key: key, body: fmt.Sprintf(`{"eventId":%q}`, ids[0])}, 429, connect.CodeRateLimited, "20 replays and resends pending"},
 		{"key reused with another body", request{method: "POST", path: path + "/resend", key: key, body: fmt.Sprintf(`{"eventId":%q}`, ids[1]), header: idem("s1")}, 409, connect.CodeIdempotencyKeyReused, ""},
 	}
-	for _, tc := range tests {
-		resp := s.do(tc.req)
-		if resp.status != tc.wantStatus {
-			t.Errorf("%s: status %d, want %d: %s", tc.name, resp.status, tc.wantStatus, resp.body)
-			continue
-		}
-		if e := resp.apiError(t); e.Code != tc.wantCode || !strings.Contains(e.Message, tc.wantInMsg) {
-			t.Errorf("%s: %s %q, want %s with %q", tc.name, e.Code, e.Message, tc.wantCode, tc.wantInMsg)
-		}
-	}
+	s.checkRefusals(t, tests)
 }

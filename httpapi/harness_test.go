@@ -257,3 +257,29 @@ func (exampleDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, 
 	}
 	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }
+
+// refusal is a request and the error it must be answered with: the status,
+// the code, and a part of the message (often the field it names).
+type refusal struct {
+	name       string
+	req        request
+	wantStatus int
+	wantCode   connect.ErrorCode
+	wantInMsg  string
+}
+
+// checkRefusals sends each request and checks the answer's status, code and
+// message.
+func (s *server) checkRefusals(t *testing.T, tests []refusal) {
+	t.Helper()
+	for _, tc := range tests {
+		resp := s.do(tc.req)
+		if resp.status != tc.wantStatus {
+			t.Errorf("%s: status %d, want %d: %s", tc.name, resp.status, tc.wantStatus, resp.body)
+			continue
+		}
+		if e := resp.apiError(t); e.Code != tc.wantCode || !strings.Contains(e.Message, tc.wantInMsg) {
+			t.Errorf("%s: %s %q, want %s with %q", tc.name, e.Code, e.Message, tc.wantCode, tc.wantInMsg)
+		}
+	}
+}

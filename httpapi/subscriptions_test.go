@@ -72,13 +72,7 @@ func TestWebhookSubscriptionErrors(t *testing.T) {
 	s.do(request{method: "POST", path: subsBase, body: goodSub, key: key, header: map[string]string{"Idempotency-Key": "k"}}).json(t, &created)
 	own := fmt.Sprintf("%s/%d", subsBase, created.ID)
 
-	tests := []struct {
-		name       string
-		req        request
-		wantStatus int
-		wantCode   connect.ErrorCode
-		wantInMsg  string
-	}{
+	tests := []refusal{
 		{"http URL", request{method: "POST", path: subsBase, body: `{"url":"http://erp.example.com/hooks","events":["import_job.completed"]}`, key: key}, 400, connect.CodeInvalidRequest, "url must use https"},
 		{"relative URL", request{method: "POST", path: subsBase, body: `{"url":"/hooks","events":["import_job.completed"]}`, key: key, invalid: true}, 400, connect.CodeInvalidRequest, "url must be an absolute URL"},
 		{"private address", request{method: "POST", path: subsBase, body: `{"url":"https://169.254.169.254/latest/meta-data","events":["import_job.completed"]}`, key: key}, 400, connect.CodeInvalidRequest, "link-local"},
@@ -93,16 +87,7 @@ func TestWebhookSubscriptionErrors(t *testing.T) {
 		{"an id that is not an int64", request{method: "GET", path: subsBase + "/abc", key: key, invalid: true}, 404, connect.CodeNotFound, ""},
 		{"key reused with another body", request{method: "POST", path: subsBase, body: `{"url":"https://other.example.com/hooks","events":["import_job.completed"]}`, key: key, header: map[string]string{"Idempotency-Key": "k"}}, 409, connect.CodeIdempotencyKeyReused, ""},
 	}
-	for _, tc := range tests {
-		resp := s.do(tc.req)
-		if resp.status != tc.wantStatus {
-			t.Errorf("%s: status %d, want %d: %s", tc.name, resp.status, tc.wantStatus, resp.body)
-			continue
-		}
-		if e := resp.apiError(t); e.Code != tc.wantCode || !strings.Contains(e.Message, tc.wantInMsg) {
-			t.Errorf("%s: %s %q, want %s with %q", tc.name, e.Code, e.Message, tc.wantCode, tc.wantInMsg)
-		}
-	}
+	s.checkRefusals(t, tests)
 	var list connect.WebhookSubscriptionList
 	s.do(request{method: "GET", path: subsBase, key: other}).json(t, &list)
 	if len(list.Subscriptions) != 0 {
