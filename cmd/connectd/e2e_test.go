@@ -23,7 +23,7 @@ import (
 )
 
 // buildBinary builds connectd once for the end-to-end tests.
-func buildBinary(t *testing.T) string {
+func buildBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the real binary")
@@ -47,7 +47,7 @@ type daemon struct {
 // listening finds the URL in the start line of the log, text or JSON.
 var listening = regexp.MustCompile(`connectd listening"?[ ,]"?url"?[=:]"?(http://[^\s"]+)`)
 
-func startDaemon(t *testing.T, bin string, args ...string) *daemon {
+func startDaemon(t testing.TB, bin string, args ...string) *daemon {
 	t.Helper()
 	d := spawnDaemon(t, bin, args...)
 	d.waitListening(t)
@@ -55,7 +55,7 @@ func startDaemon(t *testing.T, bin string, args ...string) *daemon {
 }
 
 // spawnDaemon starts connectd serve on a free port without waiting for it.
-func spawnDaemon(t *testing.T, bin string, args ...string) *daemon {
+func spawnDaemon(t testing.TB, bin string, args ...string) *daemon {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	stdout, err := cmd.StdoutPipe()
@@ -72,7 +72,7 @@ func spawnDaemon(t *testing.T, bin string, args ...string) *daemon {
 }
 
 // waitListening waits until the daemon logs that it listens.
-func (d *daemon) waitListening(t *testing.T) {
+func (d *daemon) waitListening(t testing.TB) {
 	t.Helper()
 	select {
 	case d.url = <-d.stderr.found:
@@ -288,7 +288,7 @@ type result struct {
 }
 
 // cli runs the binary with args.
-func cli(t *testing.T, bin string, args ...string) result {
+func cli(t testing.TB, bin string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	var stdout, stderr strings.Builder

@@ -49,7 +49,7 @@ func postBatch(base, key, idempotencyKey string) answer {
 // migratedBinary builds connectd and points CONNECT_DATABASE_URL at a
 // migrated database: url, or a new schema of the test server when it is "".
 // Outside the PostgreSQL pass it skips t: replicas share a database.
-func migratedBinary(t *testing.T, url string) string {
+func migratedBinary(t testing.TB, url string) string {
 	t.Helper()
 	if teststore.Engine() != "postgres" {
 		t.Skip("replicas share a PostgreSQL database; this test runs in the PostgreSQL pass")

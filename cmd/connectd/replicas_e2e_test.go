@@ -139,7 +139,7 @@ func TestTwoReplicas(t *testing.T) {
 
 // startReplicas starts two serve processes at the same time and waits until
 // both listen.
-func startReplicas(t *testing.T, bin string, args ...string) [2]*daemon {
+func startReplicas(t testing.TB, bin string, args ...string) [2]*daemon {
 	t.Helper()
 	var replicas [2]*daemon
 	for i := range replicas {
@@ -151,7 +151,7 @@ func startReplicas(t *testing.T, bin string, args ...string) [2]*daemon {
 	return replicas
 }
 
-func createKey(t *testing.T, bin, client, scopes string) string {
+func createKey(t testing.TB, bin, client, scopes string) string {
 	t.Helper()
 	r := cli(t, bin, "keys", "create", "--tenant", "acme", "--client", client, "--source-system", "erp", "--scopes", scopes)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")

@@ -5,7 +5,6 @@ import (
 
 	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/store"
@@ -96,12 +95,8 @@ func (t *tx) CustomersByNumber(tenantID, customerNumber string) ([]store.Custome
 
 func (t *tx) Customers(tenantID string, skip, take int) ([]store.Customer, int, error) {
 	var total int
-	if err := t.flush(); err != nil {
-		return nil, 0, err
-	}
-	err := t.ptx.QueryRow(t.ctx, `SELECT coalesce(sum(n), 0) FROM customer_counts WHERE tenant_id = $1`, tenantID).Scan(&total)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return nil, 0, t.note(errors.Wrap(err, "counting customers"))
+	if _, err := t.scan(`SELECT coalesce(sum(n), 0) FROM customer_counts WHERE tenant_id = $1`, []any{tenantID}, &total); err != nil {
+		return nil, 0, errors.Wrap(err, "counting customers")
 	}
 	list := make([]store.Customer, 0, max(min(take, total-skip), 0))
 	if take <= 0 || skip >= total {
@@ -316,15 +311,9 @@ func (t *tx) MappingSettings(tenantID string) (store.MappingSettings, error) {
 		}
 	}
 	var data []byte
-	if err := t.flush(); err != nil {
-		return store.MappingSettings{}, err
-	}
-	err := t.ptx.QueryRow(t.ctx, `SELECT doc FROM mapping_settings WHERE tenant_id = $1`+t.forShare(), tenantID).Scan(&data)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.DefaultMappingSettings(), nil
-	}
-	if err != nil {
-		return store.MappingSettings{}, t.note(errors.WithStack(err))
+	found, err := t.scan(`SELECT doc FROM mapping_settings WHERE tenant_id = $1`+t.forShare(), []any{tenantID}, &data)
+	if err != nil || !found {
+		return store.DefaultMappingSettings(), err
 	}
 	// Decoding over the defaults keeps a setting added later on for tenants
 	// whose stored settings predate it.

@@ -112,39 +112,35 @@ func (t *tx) Events(tenantID string, kinds []connect.EventKind, after, before in
 		before = math.MaxInt64
 	}
 	// One index range per kind (a LATERAL subquery each), merged by number.
-	rows, err := t.query(`SELECT e.seq, e.doc FROM unnest($2::text[]) AS k(kind)
+	return t.readEvents(`SELECT e.seq, e.doc FROM unnest($2::text[]) AS k(kind)
 		CROSS JOIN LATERAL (SELECT seq, doc FROM events
 			WHERE tenant_id = $1 AND kind = k.kind AND seq > $3 AND seq < $4 ORDER BY seq LIMIT $5) e
 		ORDER BY e.seq LIMIT $5`, tenantID, names, after, before, limit)
-	if err != nil {
-		return nil, err
-	}
-	return collectEvents(rows)
 }
 
-// collectEvents decodes rows of (seq, doc); the doc holds seq 0, the number
-// lives in its column.
-func collectEvents(rows pgx.Rows) ([]store.Event, error) {
-	events, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Event, error) {
-		var seq int64
-		var doc []byte
-		var e store.Event
-		if err := row.Scan(&seq, &doc); err != nil {
-			return e, err
-		}
-		err := json.Unmarshal(doc, &e)
-		e.Seq = seq
-		return e, errors.Wrap(err, "decoding an event")
-	})
+// readEvents reads the events sql returns as rows of (seq, doc); the doc holds
+// seq 0, the number lives in its column.
+func (t *tx) readEvents(sql string, args ...any) ([]store.Event, error) {
+	var events []store.Event
+	err := t.read(func(rows pgx.Rows) (err error) {
+		events, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Event, error) {
+			var seq int64
+			var doc []byte
+			var e store.Event
+			if err := row.Scan(&seq, &doc); err != nil {
+				return e, err
+			}
+			err := json.Unmarshal(doc, &e)
+			e.Seq = seq
+			return e, errors.Wrap(err, "decoding an event")
+		})
+		return err
+	}, sql, args...)
 	return events, errors.Wrap(err, "reading events")
 }
 
 func (t *tx) EventByID(tenantID, id string) (*store.Event, error) {
-	rows, err := t.query(`SELECT seq, doc FROM events WHERE tenant_id = $1 AND doc->>'id' = $2 AND seq IS NOT NULL`, tenantID, id)
-	if err != nil {
-		return nil, err
-	}
-	events, err := collectEvents(rows)
+	events, err := t.readEvents(`SELECT seq, doc FROM events WHERE tenant_id = $1 AND doc->>'id' = $2 AND seq IS NOT NULL`, tenantID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -156,13 +152,10 @@ func (t *tx) EventByID(tenantID, id string) (*store.Event, error) {
 
 func (t *tx) EventSeqAt(at time.Time) (int64, error) {
 	var seq int64
-	if err := t.flush(); err != nil {
-		return 0, err
-	}
-	err := t.ptx.QueryRow(t.ctx, `SELECT COALESCE(
+	_, err := t.scan(`SELECT COALESCE(
 		(SELECT seq FROM events WHERE created_ns >= $1 AND seq IS NOT NULL ORDER BY created_ns, seq LIMIT 1),
-		(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_seq) + 1)`, at.UnixNano()).Scan(&seq)
-	return seq, t.note(errors.Wrap(err, "finding an event by time"))
+		(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_seq) + 1)`, []any{at.UnixNano()}, &seq)
+	return seq, errors.Wrap(err, "finding an event by time")
 }
 
 func (t *tx) PruneEvents(cutoff time.Time, limit int) (int, error) {
@@ -181,11 +174,8 @@ func (t *tx) PruneEvents(cutoff time.Time, limit int) (int, error) {
 
 func (t *tx) CountEvents() (int, error) {
 	var n int
-	if err := t.flush(); err != nil {
-		return 0, err
-	}
-	err := t.ptx.QueryRow(t.ctx, `SELECT count(*) FROM events`).Scan(&n)
-	return n, t.note(errors.Wrap(err, "counting events"))
+	_, err := t.scan(`SELECT count(*) FROM events`, nil, &n)
+	return n, errors.Wrap(err, "counting events")
 }
 
 // --- delivery attempts
@@ -254,9 +244,9 @@ func (t *tx) CreateSubscription(s *store.Subscription) error {
 	// The last number handed out so far: the subscription receives the
 	// events numbered after it (see numberEvents), which includes events of
 	// transactions that committed just before but were not numbered yet.
-	err = t.ptx.QueryRow(t.ctx, `SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_seq`).Scan(&s.Cursor)
+	_, err = t.scan(`SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_seq`, nil, &s.Cursor)
 	if err != nil {
-		return t.note(errors.Wrap(err, "reading the last event number"))
+		return errors.Wrap(err, "reading the last event number")
 	}
 	doc, err := encode(s)
 	if err != nil {

@@ -7,16 +7,25 @@ import (
 
 	"github.com/cockroachdb/errors"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/integration-connect/connect/store"
 )
 
 // pending are the writes a transaction has buffered: the rows of many
-// CreateTarget, UpdateTarget and CreateJob calls travel in one pipelined
-// batch of set-based statements instead of a round trip each.
+// CreateTarget, UpdateTarget and CreateJob calls, the changes of job list
+// totals and the idempotency records travel as set-based statements in the
+// transaction's next round trip instead of a round trip each.
 type pending struct {
 	targets   targetRows
 	updates   targetRows
 	jobs      jobRows
 	jobCounts map[jobCountKey]int64
+	records   map[store.IdempotencyKey]idempotencyRow
+}
+
+type idempotencyRow struct {
+	expiresNs int64
+	doc       []byte
 }
 
 type targetRows struct {
@@ -51,16 +60,23 @@ type jobRows struct {
 // "source" or "status+source"; the keys it does not use are "".
 type jobCountKey struct{ tenant, filter, status, source string }
 
-func (p *pending) empty() bool {
-	return len(p.targets.ids) == 0 && len(p.updates.ids) == 0 && len(p.jobs.ids) == 0
+// putRecord buffers the write of an idempotency record; a later one of the
+// same key replaces it.
+func (p *pending) putRecord(key store.IdempotencyKey, r idempotencyRow) {
+	if p.records == nil {
+		p.records = map[store.IdempotencyKey]idempotencyRow{}
+	}
+	p.records[key] = r
 }
 
-func (p *pending) countJob(tenant, status, source string) {
+// countJob adds delta jobs (-1 for a deleted one) to the list totals a job
+// of tenant with these (folded) status and source system counts in.
+func (p *pending) countJob(tenant, status, source string, delta int64) {
 	if p.jobCounts == nil {
 		p.jobCounts = map[jobCountKey]int64{}
 	}
 	for _, k := range jobCountKeys(tenant, status, source) {
-		p.jobCounts[k]++
+		p.jobCounts[k] += delta
 	}
 }
 
@@ -90,30 +106,9 @@ const counterSlots = 64
 // other's rows in opposite orders.
 func counterSlot() int16 { return int16(mrand.IntN(counterSlots)) }
 
-// flush sends the buffered writes in one batch (and many new targets with
-// COPY before it).
-func (t *tx) flush() error {
-	if t.pending.empty() {
-		return nil
-	}
-	if err := t.copyTargets(); err != nil {
-		return err
-	}
-	b := &pgx.Batch{}
-	t.queuePending(b)
-	return t.send(b)
-}
-
-// send sends a batch and waits for all of it.
-func (t *tx) send(b *pgx.Batch) error {
-	if b.Len() == 0 {
-		return nil
-	}
-	err := t.ptx.SendBatch(t.ctx, b).Close()
-	return t.note(errors.Wrap(err, "writing targets, jobs and events"))
-}
-
 // queuePending moves the buffered writes into b as set-based statements.
+// Job list totals are changed last: their rows are the ones concurrent
+// writers share (see counterSlots), so they are locked for the shortest time.
 func (t *tx) queuePending(b *pgx.Batch) {
 	p := &t.pending
 	if r := p.targets; len(r.ids) > 0 {
@@ -129,16 +124,42 @@ func (t *tx) queuePending(b *pgx.Batch) {
 		b.Queue(`INSERT INTO jobs (id, tenant_id, status_key, source_key, doc, items, created_ns)
 			SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::json[], $6::json[], $7::bigint[])`,
 			j.ids, j.tenants, j.statusKeys, j.sourceKeys, j.docs, j.items, j.createdNs)
+	}
+	if len(p.records) > 0 {
+		queueRecords(b, p.records)
+	}
+	if len(p.jobCounts) > 0 {
 		queueJobCounts(b, p.jobCounts, t.slot)
 	}
 	*p = pending{}
 }
 
-// copyTargets sends the new targets with COPY when there are many.
+// queueRecords adds the upsert of idempotency records to b.
+func queueRecords(b *pgx.Batch, records map[store.IdempotencyKey]idempotencyRow) {
+	var tenants, clients, keys []string
+	var expires []int64
+	var docs [][]byte
+	for k, r := range records {
+		tenants, clients, keys = append(tenants, k.TenantID), append(clients, k.ClientID), append(keys, k.Key)
+		expires, docs = append(expires, r.expiresNs), append(docs, r.doc)
+	}
+	b.Queue(`INSERT INTO idempotency_records (tenant_id, client_id, key, expires_ns, doc)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::json[])
+		ON CONFLICT (tenant_id, client_id, key) DO UPDATE SET expires_ns = EXCLUDED.expires_ns, doc = EXCLUDED.doc`,
+		tenants, clients, keys, expires, docs)
+}
+
+// copyTargets sends the new targets with COPY when there are many, after
+// the transaction's BEGIN.
 func (t *tx) copyTargets() error {
 	r := &t.pending.targets
 	if len(r.ids) < copyThreshold {
 		return nil
+	}
+	if t.ptx == nil {
+		if err := t.send(t.newBatch()); err != nil {
+			return err
+		}
 	}
 	rows := make([][]any, len(r.ids))
 	for i := range r.ids {

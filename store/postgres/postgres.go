@@ -282,12 +282,13 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 	if err := s.usable(ctx); err != nil {
 		return err
 	}
-	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return unavailable(errors.Wrap(err, "beginning a read transaction"))
 	}
-	defer rollback(ptx)
-	return unavailable(fn(newTx(ctx, s, ptx, false)))
+	t := newTx(ctx, s, conn, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	defer t.end()
+	return unavailable(fn(t))
 }
 
 // Update implements store.Store. See the package documentation for the
@@ -309,22 +310,13 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 }
 
 func (s *Store) updateOnce(ctx context.Context, fn func(store.Tx) error) error {
-	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return errors.Wrap(err, "beginning a transaction")
 	}
-	defer rollback(ptx)
-	t := newTx(ctx, s, ptx, true)
-	err = fn(t)
-	if t.conflict != nil {
-		// The transaction failed on a race; whatever fn made of that error,
-		// running it again is the answer.
-		return t.conflict
-	}
-	if err != nil {
-		return err
-	}
-	if err := t.commit(); err != nil {
+	t := newTx(ctx, s, conn, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	// The connection is back in the pool before the numbering.
+	if err := t.run(fn); err != nil {
 		return err
 	}
 	s.numberEvents(ctx, t)
@@ -342,14 +334,6 @@ func (s *Store) usable(ctx context.Context) error {
 		return ErrClosed
 	}
 	return nil
-}
-
-// rollback ends a transaction that was not committed; after a commit it does
-// nothing. It runs even when the caller's context is done.
-func rollback(ptx pgx.Tx) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = ptx.Rollback(ctx)
 }
 
 // Conflict codes: the transaction lost a race and may simply run again.

@@ -66,13 +66,11 @@ func identityOf(t *store.Target) targetIdentity {
 func (t *tx) TargetByExternalID(tenantID, sourceSystem, externalID string) (*store.Target, error) {
 	id := targetIdentity{tenantID, sourceSystem, externalID}
 	if _, known := t.targets[id]; !known {
-		rows, err := t.query(`SELECT doc FROM targets WHERE tenant_id = $1 AND source_system = $2 AND external_id = $3`+t.forUpdate(),
+		t.targets[id] = nil
+		err := t.read(func(rows pgx.Rows) error { return t.rememberRows(rows, nil) },
+			`SELECT doc FROM targets WHERE tenant_id = $1 AND source_system = $2 AND external_id = $3`+t.forUpdate(),
 			tenantID, sourceSystem, externalID)
 		if err != nil {
-			return nil, err
-		}
-		t.targets[id] = nil
-		if err := t.rememberRows(rows, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -92,21 +90,27 @@ func (t *tx) TargetsByExternalID(tenantID string, keys []store.TargetKey) (map[s
 		}
 	}
 	if len(sources) > 0 {
-		rows, err := t.query(`SELECT t.doc FROM targets t
-			JOIN unnest($2::text[], $3::text[]) AS k(source_system, external_id)
-			  ON t.tenant_id = $1 AND t.source_system = k.source_system AND t.external_id = k.external_id`+t.forUpdate(),
-			tenantID, sources, externalIDs)
-		if err != nil {
-			return nil, err
-		}
 		for i := range sources {
 			t.targets[targetIdentity{tenantID, sources[i], externalIDs[i]}] = nil
 		}
+		b := &pgx.Batch{}
+		if t.write && t.jobID == 0 {
+			// This lookup is how every import starts, and every import
+			// creates one job: its id comes in the same round trip. (A
+			// transaction that creates none leaves a gap in job ids, as a
+			// rollback does.)
+			b.Queue(`SELECT nextval('jobs_id_seq')`).QueryRow(func(row pgx.Row) error { return row.Scan(&t.jobID) })
+		}
 		// Targets just read are decoded once, straight into the answer.
-		err = t.rememberRows(rows, func(target *store.Target) {
-			found[store.TargetKey{SourceSystem: target.SourceSystem, ExternalID: target.ExternalID}] = target
+		b.Queue(`SELECT t.doc FROM targets t
+			JOIN unnest($2::text[], $3::text[]) AS k(source_system, external_id)
+			  ON t.tenant_id = $1 AND t.source_system = k.source_system AND t.external_id = k.external_id`+t.forUpdate(),
+			tenantID, sources, externalIDs).Query(func(rows pgx.Rows) error {
+			return t.rememberRows(rows, func(target *store.Target) {
+				found[store.TargetKey{SourceSystem: target.SourceSystem, ExternalID: target.ExternalID}] = target
+			})
 		})
-		if err != nil {
+		if err := t.roundTrip(b); err != nil {
 			return nil, err
 		}
 	}
@@ -127,7 +131,6 @@ func (t *tx) TargetsByExternalID(tenantID string, keys []store.TargetKey) (map[s
 // rememberRows keeps the targets of rows (their doc column) and hands each,
 // decoded, to use (when not nil).
 func (t *tx) rememberRows(rows pgx.Rows, use func(*store.Target)) error {
-	defer rows.Close()
 	for rows.Next() {
 		var doc []byte
 		if err := rows.Scan(&doc); err != nil {
@@ -142,7 +145,7 @@ func (t *tx) rememberRows(rows pgx.Rows, use func(*store.Target)) error {
 			use(target)
 		}
 	}
-	return t.note(errors.WithStack(rows.Err()))
+	return nil
 }
 
 // decodeTarget decodes a target's doc; a nil doc is a target known not to
@@ -208,15 +211,9 @@ func (t *tx) identityOfID(id int64) (targetIdentity, error) {
 		return identity, nil
 	}
 	var identity targetIdentity
-	if err := t.flush(); err != nil {
-		return identity, err
-	}
-	err := t.ptx.QueryRow(t.ctx, `SELECT tenant_id, source_system, external_id FROM targets WHERE id = $1`+t.forUpdate(), id).
-		Scan(&identity.tenant, &identity.source, &identity.externalID)
-	if err != nil {
-		return identity, notFoundOr(t, err)
-	}
-	return identity, nil
+	found, err := t.scan(`SELECT tenant_id, source_system, external_id FROM targets WHERE id = $1`+t.forUpdate(), []any{id},
+		&identity.tenant, &identity.source, &identity.externalID)
+	return identity, notFound(found, err)
 }
 
 // remember keeps the doc of a target this transaction read or wrote. Keeping
@@ -230,10 +227,14 @@ func (t *tx) remember(target *store.Target, doc []byte) {
 // --- jobs
 
 func (t *tx) CreateJob(j *store.Job) error {
-	id, err := t.nextID("jobs_id_seq")
-	if err != nil {
-		return err
+	id := t.jobID // taken with the import's lookup of its targets
+	if id == 0 {
+		var err error
+		if id, err = t.nextID("jobs_id_seq"); err != nil {
+			return err
+		}
 	}
+	t.jobID = 0
 	j.ID = id
 	summary := *j
 	summary.Items = nil
@@ -251,18 +252,15 @@ func (t *tx) CreateJob(j *store.Job) error {
 	p.jobs.statusKeys, p.jobs.sourceKeys = append(p.jobs.statusKeys, status), append(p.jobs.sourceKeys, source)
 	p.jobs.docs, p.jobs.items = append(p.jobs.docs, doc), append(p.jobs.items, items)
 	p.jobs.createdNs = append(p.jobs.createdNs, j.CreatedAtUtc.UnixNano())
-	p.countJob(j.TenantID, status, source)
+	p.countJob(j.TenantID, status, source, 1)
 	return nil
 }
 
 func (t *tx) Job(tenantID string, id int64) (*store.Job, error) {
-	if err := t.flush(); err != nil {
-		return nil, err
-	}
 	var doc, items []byte
-	err := t.ptx.QueryRow(t.ctx, `SELECT doc, items FROM jobs WHERE id = $1 AND tenant_id = $2`+t.forUpdate(), id, tenantID).Scan(&doc, &items)
-	if err != nil {
-		return nil, notFoundOr(t, err)
+	found, err := t.scan(`SELECT doc, items FROM jobs WHERE id = $1 AND tenant_id = $2`+t.forUpdate(), []any{id, tenantID}, &doc, &items)
+	if err != nil || !found {
+		return nil, notFound(found, err)
 	}
 	var j store.Job
 	if err := json.Unmarshal(doc, &j); err != nil {
@@ -284,14 +282,11 @@ func (t *tx) Jobs(tenantID string, f store.JobFilter, skip, take int) ([]connect
 	default:
 		where = " AND $2 = '' AND $3 = ''"
 	}
-	if err := t.flush(); err != nil {
-		return nil, 0, err
-	}
 	var total int
-	err := t.ptx.QueryRow(t.ctx, `SELECT coalesce(sum(n), 0) FROM job_counts WHERE tenant_id = $1 AND filter = $2 AND status_key = $3 AND source_key = $4`,
-		tenantID, filter, status, source).Scan(&total)
+	_, err := t.scan(`SELECT coalesce(sum(n), 0) FROM job_counts WHERE tenant_id = $1 AND filter = $2 AND status_key = $3 AND source_key = $4`,
+		[]any{tenantID, filter, status, source}, &total)
 	if err != nil {
-		return nil, 0, t.note(errors.Wrap(err, "counting jobs"))
+		return nil, 0, errors.Wrap(err, "counting jobs")
 	}
 	jobs := make([]connect.ImportJobSummary, 0, max(min(take, total-skip), 0))
 	if take <= 0 || skip >= total {
@@ -313,54 +308,54 @@ func (t *tx) DeleteJobsCreatedBefore(cutoff time.Time, limit int) (int, error) {
 	if limit <= 0 {
 		return 0, nil
 	}
-	rows, err := t.query(`DELETE FROM jobs WHERE id IN (
+	deleted := 0
+	err := t.read(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var tenant, status, source string
+			if err := rows.Scan(&tenant, &status, &source); err != nil {
+				return errors.WithStack(err)
+			}
+			t.pending.countJob(tenant, status, source, -1) // sent with the commit
+			deleted++
+		}
+		return nil
+	}, `DELETE FROM jobs WHERE id IN (
 		SELECT id FROM jobs WHERE created_ns < $1 ORDER BY created_ns, id LIMIT $2 FOR UPDATE SKIP LOCKED)
 		RETURNING tenant_id, status_key, source_key`, cutoff.UnixNano(), limit)
-	if err != nil {
-		return 0, err
-	}
-	counts := map[jobCountKey]int64{}
-	deleted := 0
-	for rows.Next() {
-		var tenant, status, source string
-		if err := rows.Scan(&tenant, &status, &source); err != nil {
-			rows.Close()
-			return 0, t.note(errors.WithStack(err))
-		}
-		for _, k := range jobCountKeys(tenant, status, source) {
-			counts[k]--
-		}
-		deleted++
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil || deleted == 0 {
-		return 0, t.note(errors.Wrap(err, "deleting jobs"))
-	}
-	b := &pgx.Batch{}
-	queueJobCounts(b, counts, t.slot)
-	err = t.ptx.SendBatch(t.ctx, b).Close()
-	return deleted, t.note(errors.Wrap(err, "counting deleted jobs"))
+	return deleted, errors.Wrap(err, "deleting jobs")
 }
 
 // --- idempotency
 
 func (t *tx) IdempotencyRecord(key store.IdempotencyKey) (*store.IdempotencyRecord, error) {
-	if err := t.lockKeys(lockKey("idempotency", key.TenantID, key.ClientID, key.Key)); err != nil {
-		return nil, err
+	b := &pgx.Batch{}
+	if t.write {
+		queueLocks(b, lockKey("idempotency", key.TenantID, key.ClientID, key.Key))
 	}
-	return one[store.IdempotencyRecord](t, `SELECT doc FROM idempotency_records WHERE tenant_id = $1 AND client_id = $2 AND key = $3`+t.forUpdate(),
-		key.TenantID, key.ClientID, key.Key)
+	var doc []byte
+	b.Queue(`SELECT doc FROM idempotency_records WHERE tenant_id = $1 AND client_id = $2 AND key = $3`+t.forUpdate(),
+		key.TenantID, key.ClientID, key.Key).Query(func(rows pgx.Rows) error {
+		if rows.Next() {
+			return rows.Scan(&doc)
+		}
+		return nil
+	})
+	if err := t.roundTrip(b); err != nil || doc == nil {
+		return nil, notFound(doc != nil, err)
+	}
+	var r store.IdempotencyRecord
+	return &r, errors.Wrap(json.Unmarshal(doc, &r), "decoding an idempotency record")
 }
 
+// PutIdempotencyRecord buffers r: it is written with the transaction's next
+// round trip, at the latest with its COMMIT.
 func (t *tx) PutIdempotencyRecord(r *store.IdempotencyRecord) error {
 	doc, err := encode(r)
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(`INSERT INTO idempotency_records (tenant_id, client_id, key, expires_ns, doc) VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (tenant_id, client_id, key) DO UPDATE SET expires_ns = EXCLUDED.expires_ns, doc = EXCLUDED.doc`,
-		r.Key.TenantID, r.Key.ClientID, r.Key.Key, r.Expiry().UnixNano(), doc)
-	return err
+	t.pending.putRecord(r.Key, idempotencyRow{expiresNs: r.Expiry().UnixNano(), doc: doc})
+	return nil
 }
 
 func (t *tx) PurgeIdempotencyRecords(now time.Time, limit int) (int, error) {
@@ -371,12 +366,4 @@ func (t *tx) PurgeIdempotencyRecords(now time.Time, limit int) (int, error) {
 		SELECT ctid FROM idempotency_records WHERE expires_ns <= $1
 		ORDER BY expires_ns LIMIT $2 FOR UPDATE SKIP LOCKED)`, now.UnixNano(), limit)
 	return int(tag.RowsAffected()), err
-}
-
-// notFoundOr turns "no rows" into connect.ErrNotFound and notes conflicts.
-func notFoundOr(t *tx, err error) error {
-	if errors.Is(err, pgx.ErrNoRows) {
-		return connect.ErrNotFound
-	}
-	return t.note(errors.WithStack(err))
 }

@@ -6,24 +6,34 @@ import (
 	"hash/fnv"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/integration-connect/connect"
 	"github.com/integration-connect/connect/store"
 )
 
-// tx implements store.Tx on one PostgreSQL transaction. Writes of targets,
-// jobs and events are buffered (see pending) and sent as set-based statements
-// before the next read and at commit.
+// tx implements store.Tx on one PostgreSQL transaction. Every statement goes
+// through roundTrip, which sends it in one pipelined batch behind what must
+// come first: the transaction's BEGIN, which never takes a round trip of its
+// own, and the writes buffered so far (targets, jobs, idempotency records:
+// see pending). The last batch carries the events and the COMMIT. So a
+// transaction costs one round trip per read it waits for, plus one.
 type tx struct {
-	ctx   context.Context
-	s     *Store
-	ptx   pgx.Tx
-	write bool
+	ctx  context.Context
+	s    *Store
+	conn *pgxpool.Conn
+	// begin is how the transaction begins; ptx is nil until its BEGIN was
+	// sent (with its first statement), and committed is set by its COMMIT.
+	begin     pgx.TxOptions
+	ptx       pgx.Tx
+	committed bool
+	write     bool
 	// conflict is the first serialization failure, deadlock or unique
 	// violation the transaction met: Update then runs fn again.
 	conflict error
@@ -40,12 +50,82 @@ type tx struct {
 	// are locked, so they stay valid.
 	targets   map[targetIdentity][]byte
 	targetIDs map[int64]targetIdentity
+	// jobID is the id of the job this transaction will create, taken from
+	// jobs_id_seq with the lookup of targets that starts every import (see
+	// TargetsByExternalID); 0 when none was taken.
+	jobID int64
 }
 
 var _ store.Tx = (*tx)(nil)
 
-func newTx(ctx context.Context, s *Store, ptx pgx.Tx, write bool) *tx {
-	return &tx{ctx: ctx, s: s, ptx: ptx, write: write, slot: counterSlot(), targets: map[targetIdentity][]byte{}, targetIDs: map[int64]targetIdentity{}}
+func newTx(ctx context.Context, s *Store, conn *pgxpool.Conn, begin pgx.TxOptions) *tx {
+	return &tx{ctx: ctx, s: s, conn: conn, begin: begin, write: begin.AccessMode != pgx.ReadOnly,
+		slot: counterSlot(), targets: map[targetIdentity][]byte{}, targetIDs: map[int64]targetIdentity{}}
+}
+
+// run runs fn, commits what it did and ends the transaction (also when fn
+// panics).
+func (t *tx) run(fn func(store.Tx) error) error {
+	defer t.end()
+	err := fn(t)
+	if t.conflict != nil {
+		// The transaction failed on a race; whatever fn made of that error,
+		// running it again is the answer.
+		return t.conflict
+	}
+	if err != nil {
+		return err
+	}
+	return t.commit()
+}
+
+// roundTrip sends b's statements to the database in one pipelined batch,
+// behind the transaction's BEGIN when it has not been sent yet and the
+// writes buffered so far, and waits for all of it (b's callbacks run in
+// order). Many new targets go first by COPY, which takes a round trip of its
+// own.
+func (t *tx) roundTrip(b *pgx.Batch) error {
+	if err := t.copyTargets(); err != nil {
+		return err
+	}
+	all := t.newBatch()
+	t.queuePending(all)
+	all.QueuedQueries = append(all.QueuedQueries, b.QueuedQueries...)
+	return t.send(all)
+}
+
+// newBatch is an empty batch, which begins the transaction when it has not
+// begun yet (pgx's Batch.BeginTx: the BEGIN saves its own round trip).
+func (t *tx) newBatch() *pgx.Batch {
+	b := &pgx.Batch{}
+	if t.ptx == nil {
+		b.BeginTx(t.begin)
+	}
+	return b
+}
+
+// send sends a batch made by newBatch and waits for all of it.
+func (t *tx) send(b *pgx.Batch) error {
+	if b.Len() == 0 {
+		return nil
+	}
+	br := t.conn.SendBatch(t.ctx, b)
+	if t.ptx == nil {
+		t.ptx = br.Tx()
+	}
+	return t.note(errors.WithStack(br.Close()))
+}
+
+// end rolls back a transaction that did not commit and gives its connection
+// back to the pool. The rollback runs even when the caller's context is done;
+// a connection left inside a transaction is closed by the pool, not reused.
+func (t *tx) end() {
+	if t.ptx != nil && !t.committed {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = t.ptx.Rollback(ctx)
+		cancel()
+	}
+	t.conn.Release()
 }
 
 // forUpdate is the locking clause of point reads: in Update a record read
@@ -73,22 +153,32 @@ func (t *tx) note(err error) error {
 	return err
 }
 
-// exec runs a statement after sending the buffered writes.
+// exec runs a statement (see roundTrip).
 func (t *tx) exec(sql string, args ...any) (pgconn.CommandTag, error) {
-	if err := t.flush(); err != nil {
-		return pgconn.CommandTag{}, err
-	}
-	tag, err := t.ptx.Exec(t.ctx, sql, args...)
-	return tag, t.note(errors.WithStack(err))
+	var tag pgconn.CommandTag
+	b := &pgx.Batch{}
+	b.Queue(sql, args...).Exec(func(ct pgconn.CommandTag) error { tag = ct; return nil })
+	return tag, t.roundTrip(b)
 }
 
-// query runs a query after sending the buffered writes.
-func (t *tx) query(sql string, args ...any) (pgx.Rows, error) {
-	if err := t.flush(); err != nil {
-		return nil, err
-	}
-	rows, err := t.ptx.Query(t.ctx, sql, args...)
-	return rows, t.note(errors.WithStack(err))
+// read runs a query and hands its rows to fn (see roundTrip).
+func (t *tx) read(fn func(pgx.Rows) error, sql string, args ...any) error {
+	b := &pgx.Batch{}
+	b.Queue(sql, args...).Query(fn)
+	return t.roundTrip(b)
+}
+
+// scan reads the first row a query returns into dest; found is false when
+// it returns none. (No row is not an error of the batch: pgx forgets the
+// prepared statements of a batch that failed.)
+func (t *tx) scan(sql string, args []any, dest ...any) (found bool, err error) {
+	err = t.read(func(rows pgx.Rows) error {
+		if found = rows.Next(); found {
+			return rows.Scan(dest...)
+		}
+		return nil
+	}, sql, args...)
+	return found, err
 }
 
 // lockKeys takes transaction-level advisory locks on keys (in Update only),
@@ -98,9 +188,15 @@ func (t *tx) lockKeys(keys ...int64) error {
 	if !t.write {
 		return nil
 	}
+	b := &pgx.Batch{}
+	queueLocks(b, keys...)
+	return t.roundTrip(b)
+}
+
+// queueLocks queues the advisory locks of lockKeys in b.
+func queueLocks(b *pgx.Batch, keys ...int64) {
 	slices.Sort(keys)
-	_, err := t.exec(`SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) k ORDER BY k`, keys)
-	return err
+	b.Queue(`SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) k ORDER BY k`, keys)
 }
 
 // lockKey is the advisory lock number of a key made of kind and parts: a
@@ -119,15 +215,8 @@ func lockKey(kind string, parts ...string) int64 {
 // connect.ErrNotFound.
 func one[T any](t *tx, sql string, args ...any) (*T, error) {
 	var data []byte
-	if err := t.flush(); err != nil {
-		return nil, err
-	}
-	err := t.ptx.QueryRow(t.ctx, sql, args...).Scan(&data)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, connect.ErrNotFound
-	}
-	if err != nil {
-		return nil, t.note(errors.WithStack(err))
+	if found, err := t.scan(sql, args, &data); err != nil || !found {
+		return nil, notFound(found, err)
 	}
 	var v T
 	if err := json.Unmarshal(data, &v); err != nil {
@@ -136,62 +225,46 @@ func one[T any](t *tx, sql string, args ...any) (*T, error) {
 	return &v, nil
 }
 
+// notFound is err, or connect.ErrNotFound when a read found nothing.
+func notFound(found bool, err error) error {
+	if err == nil && !found {
+		return connect.ErrNotFound
+	}
+	return err
+}
+
 // each decodes the doc of every row sql returns, in order, and calls fn with
 // it, one row at a time; it stops at fn's first error.
 func each[T any](t *tx, fn func(*T) error, sql string, args ...any) error {
-	rows, err := t.query(sql, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var data []byte
-		if err := rows.Scan(&data); err != nil {
-			return errors.WithStack(err)
+	return t.read(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var data []byte
+			if err := rows.Scan(&data); err != nil {
+				return errors.WithStack(err)
+			}
+			var v T
+			if err := json.Unmarshal(data, &v); err != nil {
+				return errors.Wrap(err, "decoding a record")
+			}
+			if err := fn(&v); err != nil {
+				return err
+			}
 		}
-		var v T
-		if err := json.Unmarshal(data, &v); err != nil {
-			return errors.Wrap(err, "decoding a record")
-		}
-		if err := fn(&v); err != nil {
-			return err
-		}
-	}
-	return t.note(errors.WithStack(rows.Err()))
+		return nil
+	}, sql, args...)
 }
 
 // all decodes the docs of every row sql returns, in order.
 func all[T any](t *tx, sql string, args ...any) ([]T, error) {
-	rows, err := t.query(sql, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var list []T
-	for rows.Next() {
-		var data []byte
-		if err := rows.Scan(&data); err != nil {
-			return nil, errors.WithStack(err)
-		}
-		var v T
-		if err := json.Unmarshal(data, &v); err != nil {
-			return nil, errors.Wrap(err, "decoding a record")
-		}
-		list = append(list, v)
-	}
-	return list, t.note(errors.WithStack(rows.Err()))
+	err := each(t, func(v *T) error { list = append(list, *v); return nil }, sql, args...)
+	return list, err
 }
 
 // exists reports whether sql returns a row.
-func (t *tx) exists(sql string, args ...any) (bool, error) {
-	rows, err := t.query(sql, args...)
-	if err != nil {
-		return false, err
-	}
-	defer rows.Close()
-	found := rows.Next()
-	rows.Close()
-	return found, t.note(errors.WithStack(rows.Err()))
+func (t *tx) exists(sql string, args ...any) (found bool, err error) {
+	err = t.read(func(rows pgx.Rows) error { found = rows.Next(); return nil }, sql, args...)
+	return found, err
 }
 
 // encode is a record as stored: JSON exactly as the bolt store writes it.
@@ -208,25 +281,33 @@ var compact = json.OmitZeroStructFields(true)
 // nextID returns the next value of a sequence.
 func (t *tx) nextID(sequence string) (int64, error) {
 	var id int64
-	err := t.ptx.QueryRow(t.ctx, "SELECT nextval($1::regclass)", sequence).Scan(&id)
-	return id, t.note(errors.Wrapf(err, "allocating an id from %s", sequence))
+	_, err := t.scan("SELECT nextval($1::regclass)", []any{sequence}, &id)
+	return id, errors.Wrapf(err, "allocating an id from %s", sequence)
 }
 
-// commit sends the buffered writes and the events in one batch, then
-// commits.
+// commit sends the buffered writes, the events and the COMMIT in one batch.
+// A transaction that never sent a statement has nothing to commit.
 func (t *tx) commit() error {
 	if err := t.copyTargets(); err != nil {
 		return err
 	}
-	b := &pgx.Batch{}
+	b := t.newBatch()
 	t.queuePending(b)
 	if err := t.queueEvents(b); err != nil {
 		return err
 	}
-	if err := t.send(b); err != nil {
-		return err
+	if t.ptx == nil && b.Len() == 1 {
+		return nil // only the BEGIN
 	}
-	return t.note(errors.Wrap(t.ptx.Commit(t.ctx), "committing"))
+	b.Queue("COMMIT").Exec(func(tag pgconn.CommandTag) error {
+		// COMMIT of a transaction that failed answers ROLLBACK, no error.
+		if tag.String() != "COMMIT" {
+			return errors.WithStack(pgx.ErrTxCommitRollback)
+		}
+		t.committed = true
+		return nil
+	})
+	return errors.Wrap(t.send(b), "committing")
 }
 
 // idBlock hands out ids from blocks of size reserved with one nextval of
