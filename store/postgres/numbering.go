@@ -24,6 +24,10 @@ type numbering struct {
 	started  uint64                     // passes started
 	finished uint64                     // passes finished (they run one at a time)
 	numbered map[uint64]map[int64]int64 // each recent pass's numbers: pending_id to seq
+	// waiting are the pending ids of the events of the writers waiting for
+	// the next pass to start: it reads their numbers, whichever pass of
+	// whichever replica gave them.
+	waiting []int64
 }
 
 // keptPasses is how many recent passes' numbers are kept for the writers
@@ -40,6 +44,7 @@ func (s *Store) numberEvents(ctx context.Context, t *tx) {
 	}
 	n := &s.numbering
 	n.mu.Lock()
+	n.waiting = append(n.waiting, t.pendingIDs...)
 	from, need := n.finished, n.started+1
 	for n.finished < need {
 		if n.running {
@@ -48,9 +53,10 @@ func (s *Store) numberEvents(ctx context.Context, t *tx) {
 		}
 		n.running = true
 		n.started++
-		pass := n.started
+		pass, waiting := n.started, n.waiting
+		n.waiting = nil
 		n.mu.Unlock()
-		numbers := s.numberingPass(ctx)
+		numbers := s.numberingPass(ctx, waiting)
 		n.mu.Lock()
 		n.running = false
 		n.finished = pass
@@ -58,34 +64,33 @@ func (s *Store) numberEvents(ctx context.Context, t *tx) {
 		delete(n.numbered, pass-keptPasses)
 		n.changed.Broadcast()
 	}
-	// The pass that numbered t's events finished after t arrived: it is one
-	// of those from+1 to finished (one running then may have seen them).
-	missing := t.setNumbers(n.numbered, from+1, n.finished)
+	// The pass that read t's numbers finished after t arrived: it is one of
+	// those from+1 to finished. (None when that pass failed: the events are
+	// numbered by a later one and Seq stays 0.)
+	t.setNumbers(n.numbered, from+1, n.finished)
 	n.mu.Unlock()
-	if missing {
-		s.readNumbers(ctx, t) // numbered by another replica's pass
-	}
 }
 
 // setNumbers sets the Seq of t's events from the numbers of passes first to
-// last, and reports whether any was not among them.
-func (t *tx) setNumbers(passes map[uint64]map[int64]int64, first, last uint64) (missing bool) {
+// last.
+func (t *tx) setNumbers(passes map[uint64]map[int64]int64, first, last uint64) {
 	for i, id := range t.pendingIDs {
 		for p := first; p <= last && t.events[i].Seq == 0; p++ {
 			t.events[i].Seq = passes[p][id]
 		}
-		missing = missing || t.events[i].Seq == 0
 	}
-	return missing
 }
 
 // numberingPass numbers every event committed and not yet numbered, in the
-// order they were inserted, and returns the numbers it gave. The pass
+// order they were inserted, and returns the numbers it gave and those of the
+// events of waiting, which another replica's pass may have numbered: after
+// the lock, every event committed before the pass started has its number.
+// The pass
 // commits asynchronously (no WAL flush while holding the lock): if the server
 // crashes before its commit reaches the disk, the numbering is lost with
 // everything that could have depended on it (any later durable commit
 // flushes the WAL up to itself), and the events are numbered again.
-func (s *Store) numberingPass(ctx context.Context) map[int64]int64 {
+func (s *Store) numberingPass(ctx context.Context, waiting []int64) map[int64]int64 {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	numbers := map[int64]int64{}
@@ -94,7 +99,7 @@ func (s *Store) numberingPass(ctx context.Context) map[int64]int64 {
 	b.Queue("BEGIN")
 	b.Queue("SET LOCAL synchronous_commit = off")
 	b.Queue("SELECT pg_advisory_xact_lock($1)", outboxLock)
-	b.Queue(numberingSQL + " RETURNING e.pending_id, e.seq").Query(func(rows pgx.Rows) error {
+	keep := func(rows pgx.Rows) error {
 		for rows.Next() {
 			var id, seq int64
 			if err := rows.Scan(&id, &seq); err != nil {
@@ -102,8 +107,10 @@ func (s *Store) numberingPass(ctx context.Context) map[int64]int64 {
 			}
 			numbers[id] = seq
 		}
-		return errors.WithStack(rows.Err())
-	})
+		return nil
+	}
+	b.Queue(numberingSQL + " RETURNING e.pending_id, e.seq").Query(keep)
+	b.Queue(`SELECT pending_id, seq FROM events WHERE pending_id = ANY($1) AND seq IS NOT NULL`, waiting).Query(keep)
 	b.Queue("COMMIT")
 	// A connection left inside the transaction by a failure is closed, not
 	// reused, by the pool.
@@ -112,29 +119,4 @@ func (s *Store) numberingPass(ctx context.Context) map[int64]int64 {
 		return nil
 	}
 	return numbers
-}
-
-// readNumbers reads the numbers of t's events that another replica's pass
-// gave them.
-func (s *Store) readNumbers(ctx context.Context, t *tx) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	rows, err := s.pool.Query(ctx, `SELECT pending_id, seq FROM events WHERE pending_id = ANY($1) AND seq IS NOT NULL`, t.pendingIDs)
-	if err != nil {
-		s.log.WarnContext(ctx, "reading event numbers failed", "error", err)
-		return
-	}
-	numbers := map[int64]int64{}
-	for rows.Next() {
-		var id, seq int64
-		if err := rows.Scan(&id, &seq); err != nil {
-			break
-		}
-		numbers[id] = seq
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		s.log.WarnContext(ctx, "reading event numbers failed", "error", err)
-	}
-	t.setNumbers(map[uint64]map[int64]int64{0: numbers}, 0, 0)
 }
