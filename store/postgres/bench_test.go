@@ -130,24 +130,32 @@ func BenchmarkImportSingleParallel(b *testing.B) {
 		name string
 		open func(b *testing.B) store.Store
 	}{"postgres-unordered-events", unordered}) {
-		b.Run(engine.name, func(b *testing.B) {
-			svc := importer.New(importer.Config{Store: engine.open(b)})
-			var seq atomic.Int64
-			b.SetParallelism(64)
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					body := []byte(importertest.RealisticTarget("S", int(seq.Add(1))))
-					out, err := svc.ImportTargetJSON(context.Background(), importertest.Caller, body, connect.WriteOptions{})
-					if err != nil || !out.Created {
-						b.Errorf("import: %v, %+v", err, out.Result.Items)
-						return
-					}
-				}
-			})
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "imports/s")
-		})
+		b.Run(engine.name, func(b *testing.B) { importSinglesInParallel(b, engine.open(b), false) })
 	}
+}
+
+// importSinglesInParallel imports b.N new realistic single targets from 64
+// goroutines, each with an Idempotency-Key of its own when withKeys.
+func importSinglesInParallel(b *testing.B, s store.Store, withKeys bool) {
+	svc := importer.New(importer.Config{Store: s})
+	var seq atomic.Int64
+	b.SetParallelism(64)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			n := int(seq.Add(1))
+			var opts connect.WriteOptions
+			if withKeys {
+				opts.IdempotencyKey = fmt.Sprintf("key-%d", n)
+			}
+			out, err := svc.ImportTargetJSON(context.Background(), importertest.Caller, []byte(importertest.RealisticTarget("S", n)), opts)
+			if err != nil || !out.Created {
+				b.Errorf("import: %v, %+v", err, out.Result.Items)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "imports/s")
 }
 
 // BenchmarkRawSingleCommit is the floor BenchmarkImportSingleParallel/postgres
@@ -203,24 +211,7 @@ func BenchmarkRawSingleCommit(b *testing.B) {
 // write claims its key, reads for a stored outcome and stores its own.
 func BenchmarkImportSingleParallelWithKeys(b *testing.B) {
 	for _, engine := range engines {
-		b.Run(engine.name, func(b *testing.B) {
-			svc := importer.New(importer.Config{Store: engine.open(b)})
-			var seq atomic.Int64
-			b.SetParallelism(64)
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					n := int(seq.Add(1))
-					body := []byte(importertest.RealisticTarget("K", n))
-					out, err := svc.ImportTargetJSON(context.Background(), importertest.Caller, body, connect.WriteOptions{IdempotencyKey: fmt.Sprintf("key-%d", n)})
-					if err != nil || !out.Created {
-						b.Errorf("import: %v", err)
-						return
-					}
-				}
-			})
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "imports/s")
-		})
+		b.Run(engine.name, func(b *testing.B) { importSinglesInParallel(b, engine.open(b), true) })
 	}
 }
 

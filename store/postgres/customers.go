@@ -44,9 +44,7 @@ func (t *tx) CreateCustomer(c *store.Customer) error {
 // customerExternalIDTaken reports whether another customer than id has c's
 // (tenant, source system, externalId).
 func (t *tx) customerExternalIDTaken(c *store.Customer, id int64) (bool, error) {
-	if err := t.lockKeys(lockKey("customer", c.TenantID, c.SourceSystem, *c.ExternalID)); err != nil {
-		return false, err
-	}
+	t.lockKeys(lockKey("customer", c.TenantID, c.SourceSystem, *c.ExternalID))
 	return t.exists(`SELECT 1 FROM customers WHERE tenant_id = $1 AND source_system = $2 AND external_id = $3 AND id <> $4`,
 		c.TenantID, c.SourceSystem, *c.ExternalID, id)
 }
@@ -78,17 +76,13 @@ func (t *tx) Customer(tenantID string, id int64) (*store.Customer, error) {
 }
 
 func (t *tx) CustomerByExternalID(tenantID, sourceSystem, externalID string) (*store.Customer, error) {
-	if err := t.lockKeys(lockKey("customer", tenantID, sourceSystem, externalID)); err != nil {
-		return nil, err
-	}
+	t.lockKeys(lockKey("customer", tenantID, sourceSystem, externalID))
 	return one[store.Customer](t, `SELECT doc FROM customers WHERE tenant_id = $1 AND source_system = $2 AND external_id = $3`+t.forUpdate(),
 		tenantID, sourceSystem, externalID)
 }
 
 func (t *tx) CustomersByNumber(tenantID, customerNumber string) ([]store.Customer, error) {
-	if err := t.lockKeys(lockKey("customer number", tenantID, customerNumber)); err != nil {
-		return nil, err
-	}
+	t.lockKeys(lockKey("customer number", tenantID, customerNumber))
 	return all[store.Customer](t, `SELECT doc FROM customers WHERE tenant_id = $1 AND customer_number = $2 ORDER BY id`+t.forUpdate(),
 		tenantID, customerNumber)
 }
@@ -148,9 +142,7 @@ func (t *tx) checkChild(k children, c child) error {
 	if c.externalID == nil {
 		return nil
 	}
-	if err := t.lockKeys(childLockKey(k, c.tenantID, c.customerID, "id", *c.externalID)); err != nil {
-		return err
-	}
+	t.lockKeys(childLockKey(k, c.tenantID, c.customerID, "id", *c.externalID))
 	taken, err := t.exists(`SELECT 1 FROM `+k.table+` WHERE tenant_id = $1 AND customer_id = $2 AND external_id = $3 AND id <> $4`,
 		c.tenantID, c.customerID, *c.externalID, c.id)
 	if err != nil {
@@ -211,9 +203,7 @@ func (t *tx) updateChild(k children, c child, v any) error {
 // childByExternalID returns the location or contact of a customer with this
 // externalId.
 func childByExternalID[T any](t *tx, k children, tenantID string, customerID int64, externalID string) (*T, error) {
-	if err := t.lockKeys(childLockKey(k, tenantID, customerID, "id", externalID)); err != nil {
-		return nil, err
-	}
+	t.lockKeys(childLockKey(k, tenantID, customerID, "id", externalID))
 	return one[T](t, `SELECT doc FROM `+k.table+` WHERE tenant_id = $1 AND customer_id = $2 AND external_id = $3`+t.forUpdate(),
 		tenantID, customerID, externalID)
 }
@@ -224,9 +214,7 @@ func childrenBySecondary[T any](t *tx, k children, tenantID string, customerID i
 	if key == "" {
 		return nil, nil
 	}
-	if err := t.lockKeys(childLockKey(k, tenantID, customerID, k.secondary, key)); err != nil {
-		return nil, err
-	}
+	t.lockKeys(childLockKey(k, tenantID, customerID, k.secondary, key))
 	return all[T](t, `SELECT doc FROM `+k.table+` WHERE tenant_id = $1 AND customer_id = $2 AND `+k.secondary+` = $3 ORDER BY id`+t.forUpdate(),
 		tenantID, customerID, key)
 }
@@ -305,11 +293,7 @@ func (t *tx) Contacts(tenantID string, customerID int64) ([]store.CustomerContac
 // --- mapping settings
 
 func (t *tx) MappingSettings(tenantID string) (store.MappingSettings, error) {
-	if t.write { // shared: imports reading the settings run side by side
-		if _, err := t.exec(`SELECT pg_advisory_xact_lock_shared($1)`, lockKey("mapping settings", tenantID)); err != nil {
-			return store.MappingSettings{}, err
-		}
-	}
+	t.lockShared(lockKey("mapping settings", tenantID)) // imports reading the settings run side by side
 	var data []byte
 	found, err := t.scan(`SELECT doc FROM mapping_settings WHERE tenant_id = $1`+t.forShare(), []any{tenantID}, &data)
 	if err != nil || !found {
@@ -322,9 +306,7 @@ func (t *tx) MappingSettings(tenantID string) (store.MappingSettings, error) {
 }
 
 func (t *tx) PutMappingSettings(tenantID string, s store.MappingSettings) error {
-	if err := t.lockKeys(lockKey("mapping settings", tenantID)); err != nil {
-		return err
-	}
+	t.lockKeys(lockKey("mapping settings", tenantID))
 	doc, err := encode(s)
 	if err != nil {
 		return err

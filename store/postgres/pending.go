@@ -11,16 +11,21 @@ import (
 	"github.com/integration-connect/connect/store"
 )
 
-// pending are the writes a transaction has buffered: the rows of many
-// CreateTarget, UpdateTarget and CreateJob calls, the changes of job list
-// totals and the idempotency records travel as set-based statements in the
-// transaction's next round trip instead of a round trip each.
+// pending are the writes a transaction has buffered: its advisory locks, the
+// rows of many CreateTarget, UpdateTarget and CreateJob calls, the changes
+// of job list totals and the idempotency records travel as set-based
+// statements in the transaction's next round trip instead of a round trip
+// each.
 type pending struct {
-	targets   targetRows
-	updates   targetRows
-	jobs      jobRows
-	jobCounts map[jobCountKey]int64
-	records   map[store.IdempotencyKey]idempotencyRow
+	// locks and sharedLocks are advisory lock keys (see lockKeys), taken
+	// before the rest, each kind in key order so they cannot deadlock each
+	// other.
+	locks, sharedLocks []int64
+	targets            targetRows
+	updates            targetRows
+	jobs               jobRows
+	jobCounts          map[jobCountKey]int64
+	records            map[store.IdempotencyKey]idempotencyRow
 }
 
 type idempotencyRow struct {
@@ -111,6 +116,14 @@ func counterSlot() int16 { return int16(mrand.IntN(counterSlots)) }
 // writers share (see counterSlots), so they are locked for the shortest time.
 func (t *tx) queuePending(b *pgx.Batch) {
 	p := &t.pending
+	if len(p.locks) > 0 {
+		slices.Sort(p.locks)
+		b.Queue(`SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) k ORDER BY k`, p.locks)
+	}
+	if len(p.sharedLocks) > 0 {
+		slices.Sort(p.sharedLocks)
+		b.Queue(`SELECT pg_advisory_xact_lock_shared(k) FROM unnest($1::bigint[]) k ORDER BY k`, p.sharedLocks)
+	}
 	if r := p.targets; len(r.ids) > 0 {
 		b.Queue(`INSERT INTO targets (id, tenant_id, source_system, external_id, doc)
 			SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::json[])`,

@@ -68,22 +68,23 @@
 //
 // A transaction never spends a round trip on BEGIN or COMMIT: its BEGIN is
 // sent in one pipelined batch with its first statement (pgx's
-// Batch.BeginTx), its COMMIT in the batch of its last writes. Target, job
-// and idempotency record writes are buffered in the transaction and sent as
-// set-based statements (COPY for 100 new targets or more, else INSERT ...
-// SELECT FROM unnest; UPDATE ... FROM unnest) in front of the next read, or
-// with the COMMIT. Targets found by TargetsByExternalID (and created or
-// updated) are remembered by the transaction, so an import of a batch makes
-// a fixed number of round trips whatever its size: a single import makes 3
-// (its lookup, with the BEGIN and the job's id; its writes with the COMMIT;
-// the shared numbering pass). Target ids come from a sequence in blocks of
-// 1000 handed out in memory; jobs, subscriptions and the other records take
-// their ids from sequences one by one, so job ids increase across replicas
-// (a write's lookup of targets takes the id of the job it will create in
-// the same round trip). The totals of job lists and customer lists are
-// counters striped over 64 rows (each transaction adds to one row picked at
-// random), so that concurrent imports of one tenant rarely queue for one row
-// lock, and a list's total costs the same at 1,000 jobs as at 100,000.
+// Batch.BeginTx), its COMMIT in the batch of its last writes. Advisory locks
+// and target, job and idempotency record writes are buffered in the
+// transaction and sent as set-based statements (COPY for 100 new targets or
+// more, else INSERT ... SELECT FROM unnest; UPDATE ... FROM unnest) in front
+// of the next read, or with the COMMIT. Targets found by TargetsByExternalID
+// (and created or updated) are remembered by the transaction, so an import
+// of a batch makes a fixed number of round trips whatever its size: a single
+// import makes 3 (its lookup, with the BEGIN and the job's id; its writes
+// with the COMMIT; the shared numbering pass). Target ids come from a
+// sequence in blocks of 1000 handed out in memory; jobs, subscriptions and
+// the other records take their ids from sequences one by one, so job ids
+// increase across replicas (a write's lookup of targets takes the id of the
+// job it will create in the same round trip). The totals of job lists and
+// customer lists are counters striped over 64 rows (each transaction adds to
+// one row picked at random), so that concurrent imports of one tenant rarely
+// queue for one row lock, and a list's total costs the same at 1,000 jobs as
+// at 100,000.
 //
 // # Outbox order
 //
@@ -93,7 +94,8 @@
 // advisory lock and numbers, from a sequence, every committed event still
 // without a number. A replica runs one pass at a time, shared by every
 // writer that committed before it started, and the pass also reads the
-// numbers of those writers' events that another replica's pass gave. Passes take turns and see only committed events, so numbers follow
+// numbers of those writers' events that another replica's pass gave.
+// Passes take turns and see only committed events, so numbers follow
 // commit order: a reader that has seen event n never later finds an event
 // below n. The pass commits asynchronously (without waiting for the WAL
 // flush): losing it in a crash loses nothing that depended on it, since any

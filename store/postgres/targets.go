@@ -328,23 +328,9 @@ func (t *tx) DeleteJobsCreatedBefore(cutoff time.Time, limit int) (int, error) {
 // --- idempotency
 
 func (t *tx) IdempotencyRecord(key store.IdempotencyKey) (*store.IdempotencyRecord, error) {
-	b := &pgx.Batch{}
-	if t.write {
-		queueLocks(b, lockKey("idempotency", key.TenantID, key.ClientID, key.Key))
-	}
-	var doc []byte
-	b.Queue(`SELECT doc FROM idempotency_records WHERE tenant_id = $1 AND client_id = $2 AND key = $3`+t.forUpdate(),
-		key.TenantID, key.ClientID, key.Key).Query(func(rows pgx.Rows) error {
-		if rows.Next() {
-			return rows.Scan(&doc)
-		}
-		return nil
-	})
-	if err := t.roundTrip(b); err != nil || doc == nil {
-		return nil, notFound(doc != nil, err)
-	}
-	var r store.IdempotencyRecord
-	return &r, errors.Wrap(json.Unmarshal(doc, &r), "decoding an idempotency record")
+	t.lockKeys(lockKey("idempotency", key.TenantID, key.ClientID, key.Key))
+	return one[store.IdempotencyRecord](t, `SELECT doc FROM idempotency_records WHERE tenant_id = $1 AND client_id = $2 AND key = $3`+t.forUpdate(),
+		key.TenantID, key.ClientID, key.Key)
 }
 
 // PutIdempotencyRecord buffers r: it is written with the transaction's next

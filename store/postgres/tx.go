@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"hash/fnv"
-	"slices"
 	"sync"
 	"time"
 
@@ -183,20 +182,21 @@ func (t *tx) scan(sql string, args []any, dest ...any) (found bool, err error) {
 
 // lockKeys takes transaction-level advisory locks on keys (in Update only),
 // so that lookups of a key that may find nothing serialize with whoever
-// creates it. Locks are taken in order, so they cannot deadlock each other.
-func (t *tx) lockKeys(keys ...int64) error {
-	if !t.write {
-		return nil
+// creates it. Like a buffered write, the locks go with the transaction's
+// next statement, in front of it: the lookup they guard costs no round trip
+// more.
+func (t *tx) lockKeys(keys ...int64) {
+	if t.write {
+		t.pending.locks = append(t.pending.locks, keys...)
 	}
-	b := &pgx.Batch{}
-	queueLocks(b, keys...)
-	return t.roundTrip(b)
 }
 
-// queueLocks queues the advisory locks of lockKeys in b.
-func queueLocks(b *pgx.Batch, keys ...int64) {
-	slices.Sort(keys)
-	b.Queue(`SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) k ORDER BY k`, keys)
+// lockShared is lockKeys with shared locks: holders of one key's shared
+// lock run side by side and exclude whoever takes it with lockKeys.
+func (t *tx) lockShared(keys ...int64) {
+	if t.write {
+		t.pending.sharedLocks = append(t.pending.sharedLocks, keys...)
+	}
 }
 
 // lockKey is the advisory lock number of a key made of kind and parts: a
