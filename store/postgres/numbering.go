@@ -98,6 +98,13 @@ func (s *Store) numberingPass(ctx context.Context, waiting []int64) map[int64]in
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	b.Queue("SET LOCAL synchronous_commit = off")
+	// The unnumbered events are read in order through their partial index.
+	// An index scan skips the entries of events numbered since the last
+	// vacuum once no transaction can see them any more, where a bitmap scan
+	// visits every one again (measured: 1,603 buffers and 3.8 ms per pass
+	// against 737 and 1.3 ms), and a plan kept from when the table was
+	// small could read it whole.
+	b.Queue(`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`)
 	b.Queue("SELECT pg_advisory_xact_lock($1)", outboxLock)
 	keep := func(rows pgx.Rows) error {
 		for rows.Next() {

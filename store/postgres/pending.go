@@ -111,11 +111,28 @@ const counterSlots = 64
 // other's rows in opposite orders.
 func counterSlot() int16 { return int16(mrand.IntN(counterSlots)) }
 
-// queuePending moves the buffered writes into b as set-based statements.
-// Job list totals are changed last: their rows are the ones concurrent
-// writers share (see counterSlots), so they are locked for the shortest time.
-func (t *tx) queuePending(b *pgx.Batch) {
+// queuePending moves the buffered writes into b as set-based statements
+// and, committing, the transaction's events. Job list totals are changed
+// last: their rows are the ones concurrent writers share (see
+// counterSlots), so they are locked for the shortest time.
+//
+// Every statement but the targets' UPDATE has one plan whatever the data
+// (rows from unnest, locked or inserted), so they run under the plan
+// PostgreSQL keeps per connection instead of being planned again at every
+// execution, as it otherwise does for statements taking arrays (see
+// queueProbe); the UPDATE joins targets and is planned for its rows.
+func (t *tx) queuePending(b *pgx.Batch, committing bool) error {
 	p := &t.pending
+	if r := p.updates; len(r.ids) > 0 {
+		b.Queue(`UPDATE targets SET doc = u.doc FROM unnest($1::bigint[], $2::json[]) AS u(id, doc) WHERE targets.id = u.id`,
+			r.ids, r.docs)
+	}
+	events := committing && len(t.events) > 0
+	if !p.planFree() && !events {
+		*p = pending{}
+		return nil
+	}
+	b.Queue(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`)
 	if len(p.locks) > 0 {
 		slices.Sort(p.locks)
 		b.Queue(`SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) k ORDER BY k`, p.locks)
@@ -129,10 +146,6 @@ func (t *tx) queuePending(b *pgx.Batch) {
 			SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::json[])`,
 			r.ids, r.tenants, r.sources, r.externalIDs, r.docs)
 	}
-	if r := p.updates; len(r.ids) > 0 {
-		b.Queue(`UPDATE targets SET doc = u.doc FROM unnest($1::bigint[], $2::json[]) AS u(id, doc) WHERE targets.id = u.id`,
-			r.ids, r.docs)
-	}
 	if j := p.jobs; len(j.ids) > 0 {
 		b.Queue(`INSERT INTO jobs (id, tenant_id, status_key, source_key, doc, items, created_ns)
 			SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::json[], $6::json[], $7::bigint[])`,
@@ -145,6 +158,17 @@ func (t *tx) queuePending(b *pgx.Batch) {
 		queueJobCounts(b, p.jobCounts, t.slot)
 	}
 	*p = pending{}
+	if committing {
+		return t.queueEvents(b)
+	}
+	b.Queue(`SELECT set_config('plan_cache_mode', 'auto', true)`)
+	return nil
+}
+
+// planFree reports whether p holds any write but target updates: the writes
+// with one plan whatever the data.
+func (p *pending) planFree() bool {
+	return len(p.locks)+len(p.sharedLocks)+len(p.targets.ids)+len(p.jobs.ids)+len(p.records)+len(p.jobCounts) > 0
 }
 
 // queueRecords adds the upsert of idempotency records to b.

@@ -81,6 +81,16 @@ func (t *tx) TenantTargets(tenantID string, fn func(*store.Target) error) error 
 	return each(t, fn, `SELECT doc FROM targets WHERE tenant_id = $1`, tenantID)
 }
 
+// targetsByKeySQL reads the targets of tenant $1 whose source systems and
+// external ids are the elements of $2 and $3, each by a probe of its own
+// (see queueProbe), with the locking clause lock.
+func targetsByKeySQL(lock string) string {
+	return `SELECT t.doc FROM unnest($2::text[], $3::text[]) AS k(source_system, external_id)
+		CROSS JOIN LATERAL (SELECT doc FROM targets
+			WHERE tenant_id = $1 AND source_system = k.source_system AND external_id = k.external_id
+			LIMIT 1` + lock + `) t`
+}
+
 func (t *tx) TargetsByExternalID(tenantID string, keys []store.TargetKey) (map[store.TargetKey]*store.Target, error) {
 	found := make(map[store.TargetKey]*store.Target, len(keys))
 	var sources, externalIDs []string
@@ -102,10 +112,7 @@ func (t *tx) TargetsByExternalID(tenantID string, keys []store.TargetKey) (map[s
 			b.Queue(`SELECT nextval('jobs_id_seq')`).QueryRow(func(row pgx.Row) error { return row.Scan(&t.jobID) })
 		}
 		// Targets just read are decoded once, straight into the answer.
-		b.Queue(`SELECT t.doc FROM targets t
-			JOIN unnest($2::text[], $3::text[]) AS k(source_system, external_id)
-			  ON t.tenant_id = $1 AND t.source_system = k.source_system AND t.external_id = k.external_id`+t.forUpdate(),
-			tenantID, sources, externalIDs).Query(func(rows pgx.Rows) error {
+		queueProbe(b, targetsByKeySQL(t.forUpdate()), tenantID, sources, externalIDs).Query(func(rows pgx.Rows) error {
 			return t.rememberRows(rows, func(target *store.Target) {
 				found[store.TargetKey{SourceSystem: target.SourceSystem, ExternalID: target.ExternalID}] = target
 			})

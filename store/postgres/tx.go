@@ -88,7 +88,9 @@ func (t *tx) roundTrip(b *pgx.Batch) error {
 		return err
 	}
 	all := t.newBatch()
-	t.queuePending(all)
+	if err := t.queuePending(all, false); err != nil {
+		return err
+	}
 	all.QueuedQueries = append(all.QueuedQueries, b.QueuedQueries...)
 	return t.send(all)
 }
@@ -126,6 +128,29 @@ func (t *tx) end() {
 	}
 	t.conn.Release()
 }
+
+// queueProbe queues sql, a lookup by unique keys, to run as one index probe
+// per key under a plan PostgreSQL plans once per connection: the cost of a
+// lookup follows the keys it is given, never the size of the table. Left to
+// itself PostgreSQL re-plans such a statement at every execution (83 µs per
+// single import, three times the lookup itself: for an array argument it
+// assumes ten rows, so a plan for the actual one looks cheaper), and a plan
+// it did keep, made while a tenant had few targets, went on scanning all of
+// them once it had many (3,400 buffers and 30 ms per lookup at 20,000
+// targets, until autovacuum analysed the table). sql must let each key
+// reach the index on its own (a LATERAL subquery with LIMIT 1), so that
+// with table scans off no plan is left but the probes.
+func queueProbe(b *pgx.Batch, sql string, args ...any) *pgx.QueuedQuery {
+	b.Queue(probePlans)
+	q := b.Queue(sql, args...)
+	b.Queue(`SELECT set_config('plan_cache_mode', 'auto', true),
+		set_config('enable_seqscan', 'on', true), set_config('enable_bitmapscan', 'on', true)`)
+	return q
+}
+
+// probePlans are the settings queueProbe runs a lookup under.
+const probePlans = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true),
+	set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`
 
 // forUpdate is the locking clause of point reads: in Update a record read
 // stays as read until commit.
@@ -292,8 +317,7 @@ func (t *tx) commit() error {
 		return err
 	}
 	b := t.newBatch()
-	t.queuePending(b)
-	if err := t.queueEvents(b); err != nil {
+	if err := t.queuePending(b, true); err != nil {
 		return err
 	}
 	if t.ptx == nil && b.Len() == 1 {
