@@ -114,25 +114,21 @@ func counterSlot() int16 { return int16(mrand.IntN(counterSlots)) }
 // queuePending moves the buffered writes into b as set-based statements
 // and, committing, the transaction's events. Job list totals are changed
 // last: their rows are the ones concurrent writers share (see
-// counterSlots), so they are locked for the shortest time.
-//
-// Every statement but the targets' UPDATE has one plan whatever the data
-// (rows from unnest, locked or inserted), so they run under the plan
-// PostgreSQL keeps per connection instead of being planned again at every
-// execution, as it otherwise does for statements taking arrays (see
-// queueProbe); the UPDATE joins targets and is planned for its rows.
+// counterSlots), so they are locked for the shortest time. All but the
+// targets' UPDATE, which joins targets, run under planKept.
 func (t *tx) queuePending(b *pgx.Batch, committing bool) error {
 	p := &t.pending
+	defer func() { *p = pending{} }()
 	if r := p.updates; len(r.ids) > 0 {
+		t.plan(b, planDefault)
 		b.Queue(`UPDATE targets SET doc = u.doc FROM unnest($1::bigint[], $2::json[]) AS u(id, doc) WHERE targets.id = u.id`,
 			r.ids, r.docs)
 	}
 	events := committing && len(t.events) > 0
 	if !p.planFree() && !events {
-		*p = pending{}
 		return nil
 	}
-	b.Queue(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`)
+	t.plan(b, planKept)
 	if len(p.locks) > 0 {
 		slices.Sort(p.locks)
 		b.Queue(`SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) k ORDER BY k`, p.locks)
@@ -157,11 +153,9 @@ func (t *tx) queuePending(b *pgx.Batch, committing bool) error {
 	if len(p.jobCounts) > 0 {
 		queueJobCounts(b, p.jobCounts, t.slot)
 	}
-	*p = pending{}
-	if committing {
+	if events {
 		return t.queueEvents(b)
 	}
-	b.Queue(`SELECT set_config('plan_cache_mode', 'auto', true)`)
 	return nil
 }
 

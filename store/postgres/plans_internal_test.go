@@ -11,8 +11,8 @@ import (
 
 // TestTargetLookupPlan: the plan PostgreSQL keeps for the import's target
 // lookup, made while the table is small, is one index probe per key, never
-// a scan that would read the whole table once it has grown. Without
-// queueProbe's settings the plan kept is a sequential scan (measured in
+// a scan that would read the whole table once it has grown. Without table
+// scans off (planKept) the plan kept is a sequential scan (measured in
 // BenchmarkImportSingleParallel: 3,400 buffers per lookup at 20,000 targets).
 func TestTargetLookupPlan(t *testing.T) {
 	s, err := Open(t.Context(), pgtest.URL(t), nil)
@@ -32,8 +32,8 @@ func TestTargetLookupPlan(t *testing.T) {
 		name, settings, want string
 		never                []string
 	}{
-		{"kept plan", "SET LOCAL plan_cache_mode = force_generic_plan", "Seq Scan on targets", nil},
-		{"probe", probePlans, "Index Scan using targets_tenant_id_source_system_external_id_key on targets",
+		{"kept", planSettings[planKept], "Seq Scan on targets", nil},
+		{"probe", planSettings[planProbe], "Index Scan using targets_tenant_id_source_system_external_id_key on targets",
 			[]string{"Seq Scan", "Bitmap", "Hash"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

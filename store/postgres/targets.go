@@ -83,7 +83,7 @@ func (t *tx) TenantTargets(tenantID string, fn func(*store.Target) error) error 
 
 // targetsByKeySQL reads the targets of tenant $1 whose source systems and
 // external ids are the elements of $2 and $3, each by a probe of its own
-// (see queueProbe), with the locking clause lock.
+// (see planProbe), with the locking clause lock.
 func targetsByKeySQL(lock string) string {
 	return `SELECT t.doc FROM unnest($2::text[], $3::text[]) AS k(source_system, external_id)
 		CROSS JOIN LATERAL (SELECT doc FROM targets
@@ -112,12 +112,12 @@ func (t *tx) TargetsByExternalID(tenantID string, keys []store.TargetKey) (map[s
 			b.Queue(`SELECT nextval('jobs_id_seq')`).QueryRow(func(row pgx.Row) error { return row.Scan(&t.jobID) })
 		}
 		// Targets just read are decoded once, straight into the answer.
-		queueProbe(b, targetsByKeySQL(t.forUpdate()), tenantID, sources, externalIDs).Query(func(rows pgx.Rows) error {
+		b.Queue(targetsByKeySQL(t.forUpdate()), tenantID, sources, externalIDs).Query(func(rows pgx.Rows) error {
 			return t.rememberRows(rows, func(target *store.Target) {
 				found[store.TargetKey{SourceSystem: target.SourceSystem, ExternalID: target.ExternalID}] = target
 			})
 		})
-		if err := t.roundTrip(b); err != nil {
+		if err := t.roundTripPlanned(b, planProbe); err != nil {
 			return nil, err
 		}
 	}

@@ -53,6 +53,8 @@ type tx struct {
 	// jobs_id_seq with the lookup of targets that starts every import (see
 	// TargetsByExternalID); 0 when none was taken.
 	jobID int64
+	// planning is the planner setting in effect (see plans.go).
+	planning planning
 }
 
 var _ store.Tx = (*tx)(nil)
@@ -84,6 +86,11 @@ func (t *tx) run(fn func(store.Tx) error) error {
 // order). Many new targets go first by COPY, which takes a round trip of its
 // own.
 func (t *tx) roundTrip(b *pgx.Batch) error {
+	return t.roundTripPlanned(b, planDefault)
+}
+
+// roundTripPlanned is roundTrip for statements that need planning p.
+func (t *tx) roundTripPlanned(b *pgx.Batch, p planning) error {
 	if err := t.copyTargets(); err != nil {
 		return err
 	}
@@ -91,6 +98,7 @@ func (t *tx) roundTrip(b *pgx.Batch) error {
 	if err := t.queuePending(all, false); err != nil {
 		return err
 	}
+	t.plan(all, p)
 	all.QueuedQueries = append(all.QueuedQueries, b.QueuedQueries...)
 	return t.send(all)
 }
@@ -128,29 +136,6 @@ func (t *tx) end() {
 	}
 	t.conn.Release()
 }
-
-// queueProbe queues sql, a lookup by unique keys, to run as one index probe
-// per key under a plan PostgreSQL plans once per connection: the cost of a
-// lookup follows the keys it is given, never the size of the table. Left to
-// itself PostgreSQL re-plans such a statement at every execution (83 µs per
-// single import, three times the lookup itself: for an array argument it
-// assumes ten rows, so a plan for the actual one looks cheaper), and a plan
-// it did keep, made while a tenant had few targets, went on scanning all of
-// them once it had many (3,400 buffers and 30 ms per lookup at 20,000
-// targets, until autovacuum analysed the table). sql must let each key
-// reach the index on its own (a LATERAL subquery with LIMIT 1), so that
-// with table scans off no plan is left but the probes.
-func queueProbe(b *pgx.Batch, sql string, args ...any) *pgx.QueuedQuery {
-	b.Queue(probePlans)
-	q := b.Queue(sql, args...)
-	b.Queue(`SELECT set_config('plan_cache_mode', 'auto', true),
-		set_config('enable_seqscan', 'on', true), set_config('enable_bitmapscan', 'on', true)`)
-	return q
-}
-
-// probePlans are the settings queueProbe runs a lookup under.
-const probePlans = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true),
-	set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`
 
 // forUpdate is the locking clause of point reads: in Update a record read
 // stays as read until commit.
