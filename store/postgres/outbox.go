@@ -114,7 +114,7 @@ func (t *tx) Events(tenantID string, kinds []connect.EventKind, after, before in
 	// One index range per kind (a LATERAL subquery each), merged by number.
 	return t.readEvents(`SELECT e.seq, e.doc FROM unnest($2::text[]) AS k(kind)
 		CROSS JOIN LATERAL (SELECT seq, doc FROM events
-			WHERE tenant_id = $1 AND kind = k.kind AND seq > $3 AND seq < $4 ORDER BY seq LIMIT $5) e
+			WHERE tenant_id = $1 AND kind = k.kind AND seq > $3 AND seq < $4 AND seq IS NOT NULL ORDER BY seq LIMIT $5) e
 		ORDER BY e.seq LIMIT $5`, tenantID, names, after, before, limit)
 }
 
