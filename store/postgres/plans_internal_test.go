@@ -29,20 +29,24 @@ func TestTargetLookupPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		name, settings, want string
-		never                []string
+		name  string
+		p     planning
+		want  string
+		never []string
 	}{
-		{"kept", planSettings[planKept], "Seq Scan on targets", nil},
-		{"probe", planSettings[planProbe], "Index Scan using targets_tenant_id_source_system_external_id_key on targets",
+		{"kept", planKept, "Seq Scan on targets", nil},
+		{"probe", planProbe, "Index Scan using targets_tenant_id_source_system_external_id_key on targets",
 			[]string{"Seq Scan", "Bitmap", "Hash"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var plan []string
 			err := pgx.BeginFunc(t.Context(), s.pool, func(tx pgx.Tx) error {
-				for _, sql := range []string{c.settings, "PREPARE lookup(text, text[], text[]) AS " + targetsByKeySQL(" FOR UPDATE")} {
-					if _, err := tx.Exec(t.Context(), sql); err != nil {
-						return err
-					}
+				s := planSettings[c.p]
+				if _, err := tx.Exec(t.Context(), setPlanning, s[0], s[1], s[2]); err != nil {
+					return err
+				}
+				if _, err := tx.Exec(t.Context(), "PREPARE lookup(text, text[], text[]) AS "+targetsByKeySQL(" FOR UPDATE")); err != nil {
+					return err
 				}
 				rows, err := tx.Query(t.Context(), "EXPLAIN EXECUTE lookup('t1', '{erp}', '{T1}')", pgx.QueryExecModeSimpleProtocol)
 				if err != nil {

@@ -219,6 +219,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	if o.Tracer != nil {
 		cfg.ConnConfig.Tracer = o.Tracer
 	}
+	startPlanning(cfg.ConnConfig.RuntimeParams)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, errors.Wrap(err, "connecting to the database")
