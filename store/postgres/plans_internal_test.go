@@ -41,8 +41,8 @@ func TestTargetLookupPlan(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var plan []string
 			err := pgx.BeginFunc(t.Context(), s.pool, func(tx pgx.Tx) error {
-				s := planSettings[c.p]
-				if _, err := tx.Exec(t.Context(), setPlanning, s[0], s[1], s[2]); err != nil {
+				set := planSettings[c.p]
+				if _, err := tx.Exec(t.Context(), setPlanning, set[0], set[1], set[2]); err != nil {
 					return err
 				}
 				if _, err := tx.Exec(t.Context(), "PREPARE lookup(text, text[], text[]) AS "+targetsByKeySQL(" FOR UPDATE")); err != nil {
