@@ -95,8 +95,8 @@
 // not planned again at every execution. A transaction sends one set_config
 // statement, in the same batch, in front of a read that needs PostgreSQL's
 // own planning, and in front of the targets' UPDATE. A single import sends
-// 9 statements: BEGIN, the job's id and the lookup; the inserts of its
-// target, job, list totals and event, and COMMIT.
+// 8 statements, none of them a setting: BEGIN, the job's id and the lookup;
+// the inserts of its target, job, list totals and event, and COMMIT.
 //
 // # Outbox order
 //
