@@ -101,11 +101,11 @@
 // # Outbox order
 //
 // Events appended in a transaction are inserted with its last batch but
-// without a number, which NextEvent does not see (and which the indexes
-// that read events by number, kind, id and age leave out). Right after the commit,
-// Update waits for a numbering pass: a short transaction that takes an
-// advisory lock and numbers, from a sequence, every committed event still
-// without a number. A replica runs one pass at a time, shared by every
+// without a number, which readers of events do not see (and which the
+// indexes that read events by number, kind, id and age leave out). Right
+// after the commit, Update waits for a numbering pass: a short transaction
+// that takes an advisory lock and numbers, from a sequence, every committed
+// event still without a number. A replica runs one pass at a time, shared by every
 // writer that committed before it started, and the pass also reads the
 // numbers of those writers' events that another replica's pass gave.
 // Passes take turns and see only committed events, so numbers follow
@@ -122,8 +122,8 @@
 //
 // Claim is a session advisory lock on a connection each Store keeps for its
 // claims: the database frees it when that connection ends, at once when the
-// process dies (see sessionClaims). Background
-// deletions (PurgeIdempotencyRecords, PruneEvents) pick their rows with
+// process dies (see sessionClaims). Background deletions
+// (PurgeIdempotencyRecords, PruneEvents) pick their rows with
 // FOR UPDATE SKIP LOCKED, so replicas running them at once never wait for
 // each other. RateLimiter is a GCRA bucket shared by all replicas, one
 // function call (one round trip) per request.
