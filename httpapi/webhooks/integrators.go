@@ -111,8 +111,7 @@ func (s *Subscriptions) RotateWebhookSubscriptionSecret(ctx context.Context, cal
 	if err := caller.RequireScope(connect.Required.ManageWebhooks); err != nil {
 		return connect.WebhookSubscriptionOutcome{}, err
 	}
-	operation := "POST /webhook-subscriptions/" + strconv.FormatInt(id, 10) + "/rotate-secret"
-	claim, err := store.ClaimWrite[connect.WebhookSubscriptionWithSecret](ctx, s.Store, s.write(caller, opts, operation, nil))
+	claim, err := store.ClaimWrite[connect.WebhookSubscriptionWithSecret](ctx, s.Store, s.write(caller, opts, actionOn(id, "rotate-secret"), nil))
 	if err != nil {
 		return connect.WebhookSubscriptionOutcome{}, err
 	}
@@ -133,6 +132,12 @@ func (s *Subscriptions) RotateWebhookSubscriptionSecret(ctx context.Context, cal
 		s.rotate(rec, secret, now)
 		return withSecret(rec, now), false, tx.PutSubscription(rec)
 	}))
+}
+
+// actionOn is the operation, for the idempotent write path, of a POST of
+// action on subscription id.
+func actionOn(id int64, action string) string {
+	return "POST /webhook-subscriptions/" + strconv.FormatInt(id, 10) + "/" + action
 }
 
 // write describes a write of an integrator for the idempotent write path.

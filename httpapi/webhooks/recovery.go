@@ -129,8 +129,7 @@ func (s *Subscriptions) queueReplay(ctx context.Context, caller connect.Caller, 
 	if err != nil {
 		return connect.ReplayOutcome{}, err
 	}
-	operation := "POST /webhook-subscriptions/" + strconv.FormatInt(id, 10) + "/" + action
-	claim, err := store.ClaimWrite[connect.WebhookSubscriptionInfo](ctx, s.Store, s.write(caller, opts, operation, body))
+	claim, err := store.ClaimWrite[connect.WebhookSubscriptionInfo](ctx, s.Store, s.write(caller, opts, actionOn(id, action), body))
 	if err != nil {
 		return connect.ReplayOutcome{}, err
 	}
@@ -191,8 +190,7 @@ func (s *Subscriptions) TestWebhookSubscription(ctx context.Context, caller conn
 	if err := caller.RequireScope(connect.Required.ManageWebhooks); err != nil {
 		return connect.TestOutcome{}, err
 	}
-	operation := "POST /webhook-subscriptions/" + strconv.FormatInt(id, 10) + "/test"
-	claim, err := store.ClaimWrite[connect.DeliveryAttempt](ctx, s.Store, s.write(caller, opts, operation, nil))
+	claim, err := store.ClaimWrite[connect.DeliveryAttempt](ctx, s.Store, s.write(caller, opts, actionOn(id, "test"), nil))
 	if err != nil {
 		return connect.TestOutcome{}, err
 	}
