@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,16 +117,10 @@ func TestBackupWhileServing(t *testing.T) {
 // post sends an idempotent POST and returns the status, the body and
 // whether it was replayed.
 func post(t *testing.T, url, key, idempotencyKey, body string) (int, []byte, bool) {
-	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Idempotency-Key", idempotencyKey)
-	resp, err := http.DefaultClient.Do(req)
+	status, b, header, err := send(testClient, "POST", url, key, body, "Idempotency-Key", idempotencyKey)
 	if err != nil {
 		t.Error(err)
 		return 0, nil, false
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b, resp.Header.Get("Idempotent-Replayed") == "true"
+	return status, b, header.Get("Idempotent-Replayed") == "true"
 }

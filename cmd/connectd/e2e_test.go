@@ -127,18 +127,41 @@ func (d *daemon) stop(t *testing.T) int {
 	return d.cmd.ProcessState.ExitCode()
 }
 
+// call sends an authenticated request from the test's goroutine (see send)
+// and returns the answer's status and body; no answer fails the test.
 func call(t *testing.T, method, url, key, body string) (int, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest(method, url, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	status, b, _, err := send(testClient, method, url, key, body)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return status, b
+}
+
+// testClient sends the tests' requests: none waits more than a minute for
+// its answer.
+var testClient = &http.Client{Timeout: time.Minute}
+
+// send sends an authenticated JSON request, with headers (name, value
+// pairs) besides, and returns the answer's status, body and headers; err
+// when no whole answer came.
+func send(client *http.Client, method, url, key, body string, headers ...string) (int, []byte, http.Header, error) {
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, nil, err
+	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, resp.Header, err
 }
 
 // TestEndToEnd builds the binary, creates a key, serves, imports a batch,

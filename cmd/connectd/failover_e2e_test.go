@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -32,18 +31,9 @@ type answer struct {
 
 // postBatch sends one 50-target batch under idempotencyKey.
 func postBatch(base, key, idempotencyKey string) answer {
-	body := importertest.PlanningBatch(idempotencyKey, 50)
-	req, _ := http.NewRequest("POST", base+"/inbound/targets/batch", strings.NewReader(string(body)))
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Idempotency-Key", idempotencyKey)
-	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
-	if err != nil {
-		return answer{err: err}
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return answer{status: resp.StatusCode, body: b, err: err}
+	body := string(importertest.PlanningBatch(idempotencyKey, 50))
+	status, b, _, err := send(testClient, "POST", base+"/inbound/targets/batch", key, body, "Idempotency-Key", idempotencyKey)
+	return answer{status: status, body: b, err: err}
 }
 
 // migratedBinary builds connectd and points CONNECT_DATABASE_URL at a

@@ -2,9 +2,7 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -78,33 +76,12 @@ func (l *load) run(b *testing.B, replicas []*daemon, n int) {
 			for i := w; left.Add(-1) >= 0; i++ {
 				base := replicas[i%len(replicas)].url
 				body := importertest.RealisticTarget("LOAD", int(l.targets.Add(1)))
-				if status, err := postTarget(l.client, base, key, body); status != http.StatusCreated {
-					b.Errorf("import through %s: %d %v", base, status, err)
+				if status, answer, _, err := send(l.client, "POST", base+"/inbound/targets", key, body); status != http.StatusCreated {
+					b.Errorf("import through %s: %d %s %v", base, status, answer, err)
 					return
 				}
 			}
 		})
 	}
 	wg.Wait()
-}
-
-// postTarget imports one target and returns the status of the answer, or
-// the error and its body.
-func postTarget(client *http.Client, base, key, body string) (int, error) {
-	req, err := http.NewRequest("POST", base+"/inbound/targets", strings.NewReader(body))
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	answer, err := io.ReadAll(resp.Body)
-	if err == nil && resp.StatusCode != http.StatusCreated {
-		err = fmt.Errorf("%s", answer)
-	}
-	return resp.StatusCode, err
 }

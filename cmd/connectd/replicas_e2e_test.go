@@ -209,15 +209,9 @@ func importUntilKilled(t *testing.T, replicas [2]*daemon, key string) []int64 {
 // tryImport imports one target and returns its job id when the answer was an
 // acknowledgement (201).
 func tryImport(base, key, body string) (int64, bool) {
-	req, _ := http.NewRequest("POST", base+"/inbound/targets", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
-	if err != nil {
-		return 0, false
-	}
-	defer resp.Body.Close()
+	status, answer, _, err := send(testClient, "POST", base+"/inbound/targets", key, body)
 	var result connect.InboundImportResult
-	if resp.StatusCode != 201 || json.UnmarshalRead(resp.Body, &result) != nil {
+	if err != nil || status != 201 || json.Unmarshal(answer, &result) != nil {
 		return 0, false
 	}
 	return result.ImportJobID, true
@@ -298,8 +292,10 @@ func replayWhileLive(t *testing.T, bin string, replicas [2]*daemon, key string, 
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for i := range 20 {
-			if status, body := call(t, "POST", replicas[1].url+"/inbound/targets", key, fmt.Sprintf(`{"externalId":"LIVE-%d","title":"Live"}`, i)); status != 201 {
-				t.Errorf("live import %d: %d %s", i, status, body)
+			// Not call: t.Fatal belongs to the test's goroutine.
+			status, body, _, err := send(testClient, "POST", replicas[1].url+"/inbound/targets", key, fmt.Sprintf(`{"externalId":"LIVE-%d","title":"Live"}`, i))
+			if status != 201 {
+				t.Errorf("live import %d: %d %s %v", i, status, body, err)
 			}
 		}
 	})
