@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -35,6 +36,7 @@ func Run(t *testing.T, open Opener) {
 		{"Clients", testClients},
 		{"Targets", testTargets},
 		{"TargetsReadOwnWrites", testTargetsReadOwnWrites},
+		{"ManyTargetsInOneTransaction", testManyTargetsInOneTransaction},
 		{"Jobs", testJobs},
 		{"JobList", testJobList},
 		{"DeleteOldJobs", testDeleteOldJobs},
@@ -139,6 +141,67 @@ func testTargetsReadOwnWrites(t *testing.T, open Opener) {
 		}
 		return nil
 	})
+}
+
+// testManyTargetsInOneTransaction: a transaction writing as many targets as
+// a batch import (an engine may send them in bulk, encoding each late) keeps
+// each as it was at its last write, and one that cannot be encoded fails the
+// transaction, which then stores nothing.
+func testManyTargetsInOneTransaction(t *testing.T, open Opener) {
+	s, _ := openFresh(t, open)
+	const n = 250
+	keys := make([]store.TargetKey, n)
+	update(t, s, func(tx store.Tx) error {
+		for i := range n {
+			target := newTarget("t1", "erp", fmt.Sprintf("M%d", i))
+			if err := tx.CreateTarget(target); err != nil {
+				return err
+			}
+			keys[i] = store.TargetKey{SourceSystem: "erp", ExternalID: target.ExternalID}
+			target.Data.Title = "changed after CreateTarget" // not written
+			if i%10 == 0 {
+				target.Data.Title = fmt.Sprintf("updated %d", i)
+				if err := tx.UpdateTarget(target); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	view(t, s, func(tx store.Tx) error {
+		found, err := tx.TargetsByExternalID("t1", keys)
+		if err != nil || len(found) != n {
+			t.Fatalf("TargetsByExternalID: %d of %d found, %v", len(found), n, err)
+		}
+		for i, k := range keys {
+			want := "Title of " + k.ExternalID
+			if i%10 == 0 {
+				want = fmt.Sprintf("updated %d", i)
+			}
+			if got := found[k].Data.Title; got != want {
+				t.Errorf("target %s has title %q, want %q", k.ExternalID, got, want)
+			}
+		}
+		return nil
+	})
+
+	nan := math.NaN()
+	err := s.Update(ctx, func(tx store.Tx) error {
+		for i := range n {
+			target := newTarget("t1", "erp", fmt.Sprintf("T%d", i))
+			if i == n-1 {
+				target.Effective.Latitude, target.Effective.Longitude = &nan, &nan // not JSON
+			}
+			if err := tx.CreateTarget(target); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "/effective/latitude") {
+		t.Fatalf("a transaction writing a target that cannot be encoded: %v, want the failure to encode its latitude", err)
+	}
+	assertEmpty(t, s)
 }
 
 func newJob(tenant, source string, status connect.JobStatus, items int) *store.Job {
