@@ -33,27 +33,65 @@ type idempotencyRow struct {
 	doc       []byte
 }
 
+// targetRows are buffered target writes; each record is encoded when the
+// rows are sent.
 type targetRows struct {
 	ids                           []int64
 	tenants, sources, externalIDs []string
-	docs                          [][]byte
+	records                       []*targetRecord
 }
 
-func (r *targetRows) add(id int64, tenant, source, externalID string, doc []byte) {
+func (r *targetRows) add(id int64, tenant, source, externalID string, rec *targetRecord) {
 	r.ids = append(r.ids, id)
 	r.tenants, r.sources, r.externalIDs = append(r.tenants, tenant), append(r.sources, source), append(r.externalIDs, externalID)
-	r.docs = append(r.docs, doc)
+	r.records = append(r.records, rec)
 }
 
-// replace changes the doc of a buffered row of id; false when there is none.
-func (r *targetRows) replace(id int64, doc []byte) bool {
+// replace changes the record of a buffered row of id; false when there is
+// none.
+func (r *targetRows) replace(id int64, rec *targetRecord) bool {
 	i := slices.Index(r.ids, id)
 	if i < 0 {
 		return false
 	}
-	r.docs[i] = doc
+	r.records[i] = rec
 	return true
 }
+
+// docs are the rows' docs, encoded.
+func (r *targetRows) docs() ([][]byte, error) {
+	docs := make([][]byte, len(r.records))
+	for i, rec := range r.records {
+		var err error
+		if docs[i], err = rec.encoded(); err != nil {
+			return nil, err
+		}
+	}
+	return docs, nil
+}
+
+// targetCopy streams rows to COPY (pgx.CopyFromSource), encoding each doc
+// as pgx asks for its row: while the database takes in the rows before it.
+type targetCopy struct {
+	rows targetRows
+	next int
+}
+
+// Next reports whether there is another row, moving to it.
+func (c *targetCopy) Next() bool {
+	c.next++
+	return c.next <= len(c.rows.ids)
+}
+
+// Values are the columns of the current row.
+func (c *targetCopy) Values() ([]any, error) {
+	r, i := &c.rows, c.next-1
+	doc, err := r.records[i].encoded()
+	return []any{r.ids[i], r.tenants[i], r.sources[i], r.externalIDs[i], doc}, err
+}
+
+// Err is nil: a row that cannot be encoded fails in Values.
+func (c *targetCopy) Err() error { return nil }
 
 type jobRows struct {
 	ids, createdNs                  []int64
@@ -120,9 +158,13 @@ func (t *tx) queuePending(b *pgx.Batch, committing bool) error {
 	p := &t.pending
 	defer func() { *p = pending{} }()
 	if r := p.updates; len(r.ids) > 0 {
+		docs, err := r.docs()
+		if err != nil {
+			return err
+		}
 		t.plan(b, planDefault)
 		b.Queue(`UPDATE targets SET doc = u.doc FROM unnest($1::bigint[], $2::json[]) AS u(id, doc) WHERE targets.id = u.id`,
-			r.ids, r.docs)
+			r.ids, docs)
 	}
 	events := committing && len(t.events) > 0
 	if !p.planFree() && !events {
@@ -138,9 +180,13 @@ func (t *tx) queuePending(b *pgx.Batch, committing bool) error {
 		b.Queue(`SELECT pg_advisory_xact_lock_shared(k) FROM unnest($1::bigint[]) k ORDER BY k`, p.sharedLocks)
 	}
 	if r := p.targets; len(r.ids) > 0 {
+		docs, err := r.docs()
+		if err != nil {
+			return err
+		}
 		b.Queue(`INSERT INTO targets (id, tenant_id, source_system, external_id, doc)
 			SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::json[])`,
-			r.ids, r.tenants, r.sources, r.externalIDs, r.docs)
+			r.ids, r.tenants, r.sources, r.externalIDs, docs)
 	}
 	if j := p.jobs; len(j.ids) > 0 {
 		b.Queue(`INSERT INTO jobs (id, tenant_id, status_key, source_key, doc, items, created_ns)
@@ -192,12 +238,9 @@ func (t *tx) copyTargets() error {
 			return err
 		}
 	}
-	rows := make([][]any, len(r.ids))
-	for i := range r.ids {
-		rows[i] = []any{r.ids[i], r.tenants[i], r.sources[i], r.externalIDs[i], r.docs[i]}
-	}
+	rows := &targetCopy{rows: *r}
 	*r = targetRows{}
-	_, err := t.ptx.CopyFrom(t.ctx, pgx.Identifier{"targets"}, []string{"id", "tenant_id", "source_system", "external_id", "doc"}, pgx.CopyFromRows(rows))
+	_, err := t.ptx.CopyFrom(t.ctx, pgx.Identifier{"targets"}, []string{"id", "tenant_id", "source_system", "external_id", "doc"}, rows)
 	return t.note(errors.Wrap(err, "writing targets"))
 }
 

@@ -72,7 +72,9 @@
 // and target, job and idempotency record writes are buffered in the
 // transaction and sent as set-based statements (COPY for 100 new targets or
 // more, else INSERT ... SELECT FROM unnest; UPDATE ... FROM unnest) in front
-// of the next read, or with the COMMIT. Targets found by TargetsByExternalID
+// of the next read, or with the COMMIT. A target is encoded when it is sent,
+// not when it is written: COPY encodes each row as it streams, while the
+// database takes in the rows before it. Targets found by TargetsByExternalID
 // (and created or updated) are remembered by the transaction, so an import
 // of a batch makes a fixed number of round trips whatever its size: a single
 // import makes 3 (its lookup, with the BEGIN and the job's id; its writes

@@ -74,7 +74,7 @@ func (t *tx) TargetByExternalID(tenantID, sourceSystem, externalID string) (*sto
 			return nil, err
 		}
 	}
-	return decodeTarget(t.targets[id])
+	return t.targets[id].decode()
 }
 
 func (t *tx) TenantTargets(tenantID string, fn func(*store.Target) error) error {
@@ -122,11 +122,11 @@ func (t *tx) TargetsByExternalID(tenantID string, keys []store.TargetKey) (map[s
 		}
 	}
 	for _, k := range keys {
-		doc := t.targets[targetIdentity{tenantID, k.SourceSystem, k.ExternalID}]
-		if _, done := found[k]; done || doc == nil {
+		rec := t.targets[targetIdentity{tenantID, k.SourceSystem, k.ExternalID}]
+		if _, done := found[k]; done || rec == nil {
 			continue
 		}
-		target, err := decodeTarget(doc)
+		target, err := rec.decode()
 		if err != nil {
 			return nil, err
 		}
@@ -143,11 +143,12 @@ func (t *tx) rememberRows(rows pgx.Rows, use func(*store.Target)) error {
 		if err := rows.Scan(&doc); err != nil {
 			return errors.WithStack(err)
 		}
-		target, err := decodeTarget(doc)
+		rec := &targetRecord{doc: doc}
+		target, err := rec.decode()
 		if err != nil {
 			return err
 		}
-		t.remember(target, doc)
+		t.remember(target, rec)
 		if use != nil {
 			use(target)
 		}
@@ -155,11 +156,43 @@ func (t *tx) rememberRows(rows pgx.Rows, use func(*store.Target)) error {
 	return nil
 }
 
-// decodeTarget decodes a target's doc; a nil doc is a target known not to
-// exist.
-func decodeTarget(doc []byte) (*store.Target, error) {
-	if doc == nil {
+// targetRecord is a target as this transaction knows it: the doc it read,
+// or a copy of a target it wrote, encoded only when it is sent or read back.
+// A batch's new targets are encoded while COPY streams them (copyTargets),
+// so the encoding overlaps the database's work instead of preceding it.
+type targetRecord struct {
+	doc     []byte
+	written *store.Target // until doc is encoded from it
+}
+
+// writtenRecord is the record of target as it is now: a copy, which a
+// caller may set new field values on and write again (store.TargetTx).
+func writtenRecord(target *store.Target) *targetRecord {
+	written := *target
+	return &targetRecord{written: &written}
+}
+
+// encoded returns the record's doc, encoding it the first time.
+func (r *targetRecord) encoded() ([]byte, error) {
+	if r.doc == nil {
+		doc, err := encode(r.written, compact)
+		if err != nil {
+			return nil, err
+		}
+		r.doc, r.written = doc, nil
+	}
+	return r.doc, nil
+}
+
+// decode returns a target of its own for the record; a nil record is a
+// target known not to exist.
+func (r *targetRecord) decode() (*store.Target, error) {
+	if r == nil {
 		return nil, connect.ErrNotFound
+	}
+	doc, err := r.encoded()
+	if err != nil {
+		return nil, err
 	}
 	var target store.Target
 	if err := json.Unmarshal(doc, &target); err != nil {
@@ -183,12 +216,9 @@ func (t *tx) CreateTarget(target *store.Target) error {
 		return err
 	}
 	target.ID = id
-	doc, err := encode(target, compact)
-	if err != nil {
-		return err
-	}
-	t.pending.targets.add(id, target.TenantID, target.SourceSystem, target.ExternalID, doc)
-	t.remember(target, doc)
+	rec := writtenRecord(target)
+	t.pending.targets.add(id, target.TenantID, target.SourceSystem, target.ExternalID, rec)
+	t.remember(target, rec)
 	return nil
 }
 
@@ -200,14 +230,11 @@ func (t *tx) UpdateTarget(target *store.Target) error {
 	if identity != identityOf(target) {
 		return errors.AssertionFailedf("target %d: identity cannot change", target.ID)
 	}
-	doc, err := encode(target, compact)
-	if err != nil {
-		return err
+	rec := writtenRecord(target)
+	if !t.pending.targets.replace(target.ID, rec) && !t.pending.updates.replace(target.ID, rec) {
+		t.pending.updates.add(target.ID, "", "", "", rec)
 	}
-	if !t.pending.targets.replace(target.ID, doc) && !t.pending.updates.replace(target.ID, doc) {
-		t.pending.updates.add(target.ID, "", "", "", doc)
-	}
-	t.remember(target, doc)
+	t.remember(target, rec)
 	return nil
 }
 
@@ -223,11 +250,11 @@ func (t *tx) identityOfID(id int64) (targetIdentity, error) {
 	return identity, notFound(found, err)
 }
 
-// remember keeps the doc of a target this transaction read or wrote. Keeping
-// the encoded record, not the value, means no caller can change what a later
-// lookup returns.
-func (t *tx) remember(target *store.Target, doc []byte) {
-	t.targets[identityOf(target)] = doc
+// remember keeps the record of a target this transaction read or wrote.
+// Every lookup decodes a target of its own from it, so no caller can change
+// what a later lookup returns.
+func (t *tx) remember(target *store.Target, rec *targetRecord) {
+	t.targets[identityOf(target)] = rec
 	t.targetIDs[target.ID] = identityOf(target)
 }
 

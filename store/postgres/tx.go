@@ -43,11 +43,11 @@ type tx struct {
 	// pendingIDs are their rows.
 	events     []*store.Event
 	pendingIDs []int64
-	// targets remembers the records (docs) of target identities this
-	// transaction looked up or wrote (nil: known not to exist), so the
-	// importer's lookups of a batch cost one statement. Rows read in Update
-	// are locked, so they stay valid.
-	targets   map[targetIdentity][]byte
+	// targets remembers the records of target identities this transaction
+	// looked up or wrote (nil: known not to exist), so the importer's lookups
+	// of a batch cost one statement. Rows read in Update are locked, so they
+	// stay valid.
+	targets   map[targetIdentity]*targetRecord
 	targetIDs map[int64]targetIdentity
 	// jobID is the id of the job this transaction will create, taken from
 	// jobs_id_seq with the lookup of targets that starts every import (see
@@ -61,7 +61,7 @@ var _ store.Tx = (*tx)(nil)
 
 func newTx(ctx context.Context, s *Store, conn *pgxpool.Conn, begin pgx.TxOptions) *tx {
 	return &tx{ctx: ctx, s: s, conn: conn, begin: begin, write: begin.AccessMode != pgx.ReadOnly,
-		slot: counterSlot(), targets: map[targetIdentity][]byte{}, targetIDs: map[int64]targetIdentity{}}
+		slot: counterSlot(), targets: map[targetIdentity]*targetRecord{}, targetIDs: map[int64]targetIdentity{}}
 }
 
 // run runs fn, commits what it did and ends the transaction (also when fn
