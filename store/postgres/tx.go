@@ -61,7 +61,7 @@ var _ store.Tx = (*tx)(nil)
 
 func newTx(ctx context.Context, s *Store, conn *pgxpool.Conn, begin pgx.TxOptions) *tx {
 	return &tx{ctx: ctx, s: s, conn: conn, begin: begin, write: begin.AccessMode != pgx.ReadOnly,
-		slot: counterSlot(), targets: map[targetIdentity]*targetRecord{}, targetIDs: map[int64]targetIdentity{}}
+		slot: counterSlot(conn), targets: map[targetIdentity]*targetRecord{}, targetIDs: map[int64]targetIdentity{}}
 }
 
 // run runs fn, commits what it did and ends the transaction (also when fn
