@@ -8,27 +8,32 @@ import (
 	"github.com/integration-connect/connect/store/postgres/pgtest"
 )
 
-// TestConnectionsHaveCounterSlotsOfTheirOwn: the connections of one store add
-// to different rows of the striped counters, so its concurrent transactions
-// never wait for each other's counter rows.
+// TestConnectionsHaveCounterSlotsOfTheirOwn: the connections of two replicas
+// on one database add to different rows of the striped counters, so their
+// concurrent transactions never wait for each other's counter rows.
 func TestConnectionsHaveCounterSlotsOfTheirOwn(t *testing.T) {
-	const conns = 32 // the benchmarks' pool
-	s, err := Open(t.Context(), pgtest.URL(t), &Options{MaxConns: conns})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	held := make([]*pgxpool.Conn, conns)
+	const conns = 16 // per replica
+	url := pgtest.URL(t)
 	slots := map[int16]bool{}
-	for i := range held {
-		if held[i], err = s.pool.Acquire(t.Context()); err != nil {
+	var held []*pgxpool.Conn
+	for replica := range 2 {
+		s, err := Open(t.Context(), url, &Options{MaxConns: conns})
+		if err != nil {
 			t.Fatal(err)
 		}
-		slot := counterSlot(held[i])
-		if slot < 0 || slot >= counterSlots || slots[slot] {
-			t.Errorf("connection %d has counter slot %d; slots of the others: %v", i, slot, slots)
+		defer s.Close()
+		for i := range conns {
+			c, err := s.pool.Acquire(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			held = append(held, c)
+			slot := counterSlot(c)
+			if slot < 0 || slot >= counterSlots || slots[slot] {
+				t.Errorf("replica %d, connection %d has counter slot %d; slots of the others: %v", replica, i, slot, slots)
+			}
+			slots[slot] = true
 		}
-		slots[slot] = true
 	}
 	for _, c := range held {
 		c.Release()

@@ -83,10 +83,10 @@
 // the other records take their ids from sequences one by one, so job ids
 // increase across replicas (a write's lookup of targets takes the id of the
 // job it will create in the same round trip). The totals of job lists and
-// customer lists are counters striped over 64 rows (each connection of the
-// pool adds to a row of its own), so that concurrent imports of one tenant do
-// not queue for one row lock, and a list's total costs the same at 1,000
-// jobs as at 100,000.
+// customer lists are counters striped over 64 rows (each connection adds to
+// a row of its own, dealt in turn across replicas when it connects), so that
+// concurrent imports of one tenant do not queue for one row lock, and a
+// list's total costs the same at 1,000 jobs as at 100,000.
 //
 // # Plans
 //
