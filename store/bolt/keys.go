@@ -3,6 +3,7 @@ package bolt
 import (
 	"encoding/binary"
 	"math"
+	"time"
 
 	"github.com/cockroachdb/errors"
 	"github.com/go-json-experiment/json"
@@ -145,6 +146,25 @@ func getOwned[T any](b *bbolt.Bucket, id int64, tenantID string, owner func(*T) 
 		return nil, connect.ErrNotFound
 	}
 	return &r, nil
+}
+
+// oldest decodes the records of b from its first key on — the oldest, in
+// buckets keyed by increasing ids — up to limit, stopping at the first whose
+// time (at) is not before cutoff.
+func oldest[T any](b *bbolt.Bucket, cutoff time.Time, limit int, at func(*T) time.Time) ([]T, error) {
+	var records []T
+	c := b.Cursor()
+	for k, v := c.First(); k != nil && len(records) < limit; k, v = c.Next() {
+		var r T
+		if err := json.Unmarshal(v, &r); err != nil {
+			return nil, errors.Wrap(err, "decoding a record")
+		}
+		if !at(&r).Before(cutoff) {
+			break
+		}
+		records = append(records, r)
+	}
+	return records, nil
 }
 
 // put encodes v under key.

@@ -152,18 +152,9 @@ func (t *tx) EventSeqAt(at time.Time) (int64, error) {
 // first one created at or after cutoff: times follow numbers (see
 // EventSeqAt), so what is left is at most a commit's duration younger.
 func (t *tx) PruneEvents(cutoff time.Time, limit int) (int, error) {
-	events := t.bucket(bucketEvents)
-	var doomed []store.Event
-	c := events.Cursor()
-	for k, v := c.First(); k != nil && len(doomed) < limit; k, v = c.Next() {
-		var e store.Event
-		if err := json.Unmarshal(v, &e); err != nil {
-			return 0, errors.Wrap(err, "decoding an event")
-		}
-		if !e.CreatedAt.Before(cutoff) {
-			break
-		}
-		doomed = append(doomed, e)
+	doomed, err := oldest(t.bucket(bucketEvents), cutoff, limit, func(e *store.Event) time.Time { return e.CreatedAt })
+	if err != nil {
+		return 0, err
 	}
 	for _, e := range doomed {
 		for _, del := range []struct {

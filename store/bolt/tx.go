@@ -231,17 +231,9 @@ func (t *tx) indexJob(j *store.Job) error {
 // creation, so the oldest jobs are the first keys of their bucket. bbolt has
 // one writer: there is no one to wait for.
 func (t *tx) DeleteJobsCreatedBefore(cutoff time.Time, limit int) (int, error) {
-	var old []store.Job
-	c := t.bucket(bucketJobs).Cursor()
-	for k, v := c.First(); k != nil && len(old) < limit; k, v = c.Next() {
-		var j store.Job
-		if err := json.Unmarshal(v, &j); err != nil {
-			return 0, errors.Wrap(err, "decoding a job")
-		}
-		if !j.CreatedAtUtc.Before(cutoff) {
-			break
-		}
-		old = append(old, j)
+	old, err := oldest(t.bucket(bucketJobs), cutoff, limit, func(j *store.Job) time.Time { return j.CreatedAtUtc })
+	if err != nil {
+		return 0, err
 	}
 	for i := range old {
 		if err := t.deleteJob(&old[i]); err != nil {
