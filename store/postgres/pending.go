@@ -137,26 +137,20 @@ func jobCountKeys(tenant, status, source string) []jobCountKey {
 // INSERT from unnest in the batch, despite its round trip of its own.
 const copyThreshold = 100
 
-// counterSlots is how many rows a counter is striped over: the
-// counter_slots sequence of the migrations deals 0 to 63 (the column takes
-// any number). Concurrent writers need not wait for each other's row, which
-// each holds until its commit is on disk; a count sums at most 64 small
-// rows.
-const counterSlots = 64
-
 // counterSlotKey is where a connection keeps its counter slot (pgconn's
 // CustomData).
 const counterSlotKey = "counterSlot"
 
 // dealCounterSlots gives each connection the pool opens a counter slot: the
 // row of each striped counter its transactions add to, the next of the
-// counter_slots sequence, which every replica deals from. So concurrent
-// transactions do not wait for each other's counter rows while no more than
-// 64 connections write at once. (A slot picked at random per transaction
-// put two of 32 concurrent imports on one row about half the time: the
-// counter upsert waited 0.38 ms on average for the other's commit, against
-// 0.06 ms now.) A transaction adds to one slot only, so two cannot lock each
-// other's rows in opposite orders.
+// counter_slots sequence (0 to 63, cycling: a count sums at most 64 small
+// rows), which every replica deals from. A writer holds its row until its
+// commit is on disk, so rows of their own keep concurrent transactions from
+// waiting for each other while no more than 64 connections write at once.
+// (A slot picked at random per transaction put two of 32 concurrent imports
+// on one row about half the time: the counter upsert waited 0.38 ms on
+// average for the other's commit, against 0.06 ms now.) A transaction adds
+// to one slot only, so two cannot lock each other's rows in opposite orders.
 func dealCounterSlots(cfg *pgxpool.Config) {
 	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
 		var slot int16
@@ -173,8 +167,8 @@ func counterSlot(conn *pgxpool.Conn) int16 {
 
 // queuePending moves the buffered writes into b as set-based statements
 // and, committing, the transaction's events. Job list totals are changed
-// last: their rows are the ones concurrent writers share (see
-// counterSlots), so they are locked for the shortest time. All but the
+// last: their rows are the ones concurrent writers may share (see
+// dealCounterSlots), so they are locked for the shortest time. All but the
 // targets' UPDATE, which joins targets, run under planKept.
 func (t *tx) queuePending(b *pgx.Batch, committing bool) error {
 	p := &t.pending
